@@ -1,0 +1,413 @@
+//! Positions and moves: sowing with laps, relay and go-again chains, captures, extra turns, the
+//! end of the game and the final sweep, for every rule system of [`Rules`].
+//!
+//! A [`Position`] stores its bins *relative to the side to move*: the mover's houses from the
+//! mover's left, the mover's store, the opponent's houses from the opponent's left, the
+//! opponent's store. That is the order counter-clockwise sowing visits them, so a move is the
+//! same code for both sides, and the houses alone (see [`Position::house_key`]) are what
+//! databases index. Moves never allocate.
+
+use crate::rules::{Capture, Direction, End, Remaining, Rules, Sowing};
+
+/// The most houses per side supported.
+pub const MAX_HOUSES: usize = 8;
+/// The most bins (houses and stores of both sides).
+pub const MAX_BINS: usize = 2 * MAX_HOUSES + 2;
+/// The most seeds in a position; counts are bytes.
+pub const MAX_SEEDS: u32 = u8::MAX as u32;
+
+/// One of the two players. South moves first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// The first player, bins 1..=m and store m+1.
+    South,
+    /// The second player, bins m+2..=2m+1 and store 2m+2.
+    North,
+}
+
+impl Side {
+    /// The other side.
+    pub fn opponent(self) -> Side {
+        match self {
+            Side::South => Side::North,
+            Side::North => Side::South,
+        }
+    }
+
+    /// `"South"` or `"North"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::South => "South",
+            Side::North => "North",
+        }
+    }
+
+    /// The letter used in position text.
+    pub fn letter(self) -> char {
+        match self {
+            Side::South => 'S',
+            Side::North => 'N',
+        }
+    }
+}
+
+/// A position that cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BoardError {
+    /// Houses per side outside 1..=MAX_HOUSES.
+    #[error("{houses} houses per side is not supported (1 to {MAX_HOUSES})")]
+    Houses {
+        /// The number asked for.
+        houses: usize,
+    },
+    /// More seeds than a bin count can hold.
+    #[error("{seeds} seeds in all is more than the {MAX_SEEDS} supported")]
+    TooManySeeds {
+        /// The total asked for.
+        seeds: u32,
+    },
+    /// A bin list whose length is not 2m+2.
+    #[error("{bins} bins do not make a board (2m+2 bins for m = 1 to {MAX_HOUSES} houses)")]
+    BinCount {
+        /// The number of bins given.
+        bins: usize,
+    },
+}
+
+/// What a move did, besides changing the position.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// The mover moves again (the last seed reached the own store and the game goes on).
+    pub extra_turn: bool,
+    /// Seeds captured into the mover's store, the capturing seed included.
+    pub captured: u8,
+    /// Number of sowings the move made: 1, or more for relay and go-again chains.
+    pub sowings: u16,
+    /// The game ended; the remaining seeds were already swept per [`Rules::remaining`].
+    pub over: bool,
+}
+
+/// A position: seed counts seen from the side to move, and which side that is.
+///
+/// Bin order (relative): `0..m` mover's houses, `m` mover's store, `m+1..=2m` opponent's houses,
+/// `2m+1` opponent's store. Cells past `2m+1` are always zero, so equality and hashing are exact.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position {
+    cells: [u8; MAX_BINS],
+    houses: u8,
+    to_move: Side,
+}
+
+impl Position {
+    /// The start of Kalah(houses, seeds): every house holds `seeds`, stores empty, South to move.
+    pub fn start(houses: usize, seeds: u32) -> Result<Position, BoardError> {
+        check_houses(houses)?;
+        let total = (2 * houses as u32).saturating_mul(seeds);
+        if total > MAX_SEEDS {
+            return Err(BoardError::TooManySeeds { seeds: total });
+        }
+        let mut cells = [0u8; MAX_BINS];
+        for (i, cell) in cells.iter_mut().enumerate().take(2 * houses + 1) {
+            if i != houses {
+                *cell = seeds as u8;
+            }
+        }
+        Ok(Position { cells, houses: houses as u8, to_move: Side::South })
+    }
+
+    /// Builds a position from the 2m+2 bin counts in bin order (South's houses, South's store,
+    /// North's houses, North's store) and the side to move.
+    pub fn from_bins(bins: &[u32], to_move: Side) -> Result<Position, BoardError> {
+        if bins.len() < 4 || bins.len() % 2 != 0 || bins.len() > MAX_BINS {
+            return Err(BoardError::BinCount { bins: bins.len() });
+        }
+        let houses = bins.len() / 2 - 1;
+        check_houses(houses)?;
+        let total: u64 = bins.iter().map(|&b| u64::from(b)).sum();
+        if total > u64::from(MAX_SEEDS) {
+            return Err(BoardError::TooManySeeds { seeds: total.min(u64::from(u32::MAX)) as u32 });
+        }
+        let mut cells = [0u8; MAX_BINS];
+        for (cell, &bin) in cells.iter_mut().zip(bins) {
+            *cell = bin as u8;
+        }
+        let mut position = Position { cells, houses: houses as u8, to_move: Side::South };
+        if to_move == Side::North {
+            position.pass_turn();
+        }
+        Ok(position)
+    }
+
+    /// Houses per side.
+    #[inline]
+    pub fn houses(&self) -> usize {
+        usize::from(self.houses)
+    }
+
+    /// The side to move.
+    #[inline]
+    pub fn to_move(&self) -> Side {
+        self.to_move
+    }
+
+    /// The 2m+2 bin counts in absolute bin order (bin 1 first), whoever is to move.
+    pub fn bins(&self) -> Vec<u8> {
+        let n = 2 * self.houses() + 2;
+        let mut bins = self.cells[..n].to_vec();
+        if self.to_move == Side::North {
+            bins.rotate_left(self.houses() + 1);
+        }
+        bins
+    }
+
+    /// The mover's houses, from the mover's left.
+    #[inline]
+    pub fn mover_houses(&self) -> &[u8] {
+        &self.cells[..self.houses()]
+    }
+
+    /// The opponent's houses, from the opponent's left.
+    #[inline]
+    pub fn opponent_houses(&self) -> &[u8] {
+        let m = self.houses();
+        &self.cells[m + 1..=2 * m]
+    }
+
+    /// Seeds in the mover's store.
+    #[inline]
+    pub fn mover_store(&self) -> u8 {
+        self.cells[self.houses()]
+    }
+
+    /// Seeds in the opponent's store.
+    #[inline]
+    pub fn opponent_store(&self) -> u8 {
+        self.cells[2 * self.houses() + 1]
+    }
+
+    /// Seeds in `side`'s store.
+    pub fn store(&self, side: Side) -> u8 {
+        if side == self.to_move { self.mover_store() } else { self.opponent_store() }
+    }
+
+    /// Mover's store minus opponent's store.
+    #[inline]
+    pub fn margin(&self) -> i32 {
+        i32::from(self.mover_store()) - i32::from(self.opponent_store())
+    }
+
+    /// Seeds in the houses of both sides.
+    pub fn seeds_on_board(&self) -> u32 {
+        self.mover_houses().iter().chain(self.opponent_houses()).map(|&s| u32::from(s)).sum()
+    }
+
+    /// Seeds in houses and stores.
+    pub fn total_seeds(&self) -> u32 {
+        self.cells.iter().map(|&s| u32::from(s)).sum()
+    }
+
+    /// The houses of both sides as one number: byte `i` is the mover's house `i`, byte `8 + i` the
+    /// opponent's house `i`. Two positions with the same key have the same board value.
+    #[inline]
+    pub fn house_key(&self) -> u128 {
+        let m = self.houses();
+        let mut bytes = [0u8; 16];
+        bytes[..m].copy_from_slice(self.mover_houses());
+        bytes[MAX_HOUSES..MAX_HOUSES + m].copy_from_slice(self.opponent_houses());
+        u128::from_le_bytes(bytes)
+    }
+
+    /// The same houses with both stores emptied; its margin is then what later moves gain.
+    #[inline]
+    pub fn without_stores(&self) -> Position {
+        let mut position = *self;
+        let m = self.houses();
+        position.cells[m] = 0;
+        position.cells[2 * m + 1] = 0;
+        position
+    }
+
+    /// Bit `i` set when the mover's house `i` (0-based) holds seeds.
+    #[inline]
+    pub fn legal_mask(&self) -> u16 {
+        self.mover_houses().iter().enumerate().fold(0, |mask, (i, &s)| mask | (u16::from(s != 0) << i))
+    }
+
+    /// The mover's non-empty houses (0-based), left to right. Empty when the mover cannot move;
+    /// whether the game is over is [`Position::is_over`]'s business.
+    pub fn legal_moves(&self) -> impl Iterator<Item = usize> + use<> {
+        let mut mask = self.legal_mask();
+        std::iter::from_fn(move || {
+            (mask != 0).then(|| {
+                let house = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                house
+            })
+        })
+    }
+
+    /// Whether the game is over in this position under `rules` (early end not counted: it never
+    /// changes the result, see [`Position::is_decided_early`]).
+    pub fn is_over(&self, rules: &Rules) -> bool {
+        let mover_empty = self.mover_houses().iter().all(|&s| s == 0);
+        match rules.end {
+            End::EitherEmpty => mover_empty || self.opponent_houses().iter().all(|&s| s == 0),
+            End::MoverCannotMove => mover_empty,
+        }
+    }
+
+    /// Whether a store holds more than half of all seeds, which ends the game under
+    /// [`crate::rules::EarlyEnd::Half`]. The winner is then known; the margin is not.
+    pub fn is_decided_early(&self) -> bool {
+        let most = u32::from(self.mover_store().max(self.opponent_store()));
+        2 * most > self.total_seeds()
+    }
+
+    /// Ends the game: the seeds left in the houses go to their owners' stores or are discarded.
+    pub fn finish(&mut self, rules: &Rules) {
+        let m = self.houses();
+        let mover: u8 = self.mover_houses().iter().sum();
+        let opponent: u8 = self.opponent_houses().iter().sum();
+        if rules.remaining == Remaining::Owner {
+            self.cells[m] += mover;
+            self.cells[2 * m + 1] += opponent;
+        }
+        self.cells[..m].fill(0);
+        self.cells[m + 1..=2 * m].fill(0);
+    }
+
+    /// The margin (mover minus opponent) at the end of a game that is over now.
+    pub fn final_margin(&self, rules: &Rules) -> i32 {
+        let mut finished = *self;
+        finished.finish(rules);
+        finished.margin()
+    }
+
+    /// Hands the move to the other side (used after a move without an extra turn).
+    #[inline]
+    fn pass_turn(&mut self) {
+        let m = self.houses();
+        self.cells[..2 * m + 2].rotate_left(m + 1);
+        self.to_move = self.to_move.opponent();
+    }
+
+    /// Plays the mover's house `house` (0-based from the mover's left) and returns what happened.
+    ///
+    /// Preconditions: the game is not over and the house holds seeds. Afterwards the position is
+    /// seen from the same side exactly when [`Outcome::extra_turn`] is set, otherwise from the
+    /// opponent (also when the game just ended, with its remaining seeds swept).
+    pub fn play(&mut self, rules: &Rules, house: usize) -> Outcome {
+        debug_assert!(house < self.houses() && self.cells[house] != 0, "illegal move {house}");
+        debug_assert!(!self.is_over(rules));
+        let m = self.houses();
+        // The ring a mover sows around: own houses, own store, opponent's houses.
+        let ring = 2 * m + 1;
+        let forward = rules.direction == Direction::Ccw;
+        let mut outcome = Outcome::default();
+        let mut from = house;
+        // Relay and go-again chains terminate. Relay: every sowing after the first lifts at least
+        // two seeds, so the sowing point advances around the ring, which holds the mover's store;
+        // within any `ring` sowings it passes the store, which then ends the move or gains a
+        // seed, and the store cannot gain more seeds than there are. Go-again: a sowing that
+        // starts and ends in the mover's row and touched the opponent's row went once round the
+        // ring and so dropped a seed in the mover's store; same bound.
+        let (last, sown) = loop {
+            let seeds = usize::from(std::mem::take(&mut self.cells[from]));
+            outcome.sowings += 1;
+            let laps = (seeds / ring) as u8;
+            let rest = seeds % ring;
+            if laps > 0 {
+                for cell in &mut self.cells[..ring] {
+                    *cell += laps;
+                }
+            }
+            let mut at = from;
+            let mut touched_opponent = laps > 0;
+            for _ in 0..rest {
+                at = step(at, ring, forward);
+                self.cells[at] += 1;
+                touched_opponent |= at > m;
+            }
+            let again = match rules.sowing {
+                Sowing::Single => false,
+                Sowing::Relay => at != m && self.cells[at] > 1,
+                Sowing::GoAgain => at < m && self.cells[at] > 1 && touched_opponent,
+            };
+            if !again {
+                break (at, seeds);
+            }
+            from = at;
+        };
+
+        if last == m {
+            outcome.extra_turn = rules.extra_turn;
+        } else if last < m {
+            // The last seed alone in an own house: that house was empty before it.
+            if self.cells[last] == 1 {
+                let opposite = 2 * m - last;
+                let captures = match rules.capture {
+                    Capture::Standard => self.cells[opposite] > 0,
+                    Capture::Empty => true,
+                    Capture::None | Capture::TwoOrThree => false,
+                };
+                if captures {
+                    outcome.captured = 1 + self.cells[opposite];
+                    self.cells[m] += outcome.captured;
+                    self.cells[last] = 0;
+                    self.cells[opposite] = 0;
+                }
+            }
+        } else if rules.capture == Capture::TwoOrThree {
+            // Wetherell: capture backwards along the opponent's row through the houses this
+            // sowing just filled, while each holds 2 or 3.
+            let mut at = last;
+            for _ in 0..sown.min(ring) {
+                if at <= m || !(2..=3).contains(&self.cells[at]) {
+                    break;
+                }
+                outcome.captured += self.cells[at];
+                self.cells[m] += self.cells[at];
+                self.cells[at] = 0;
+                at = step(at, ring, !forward);
+            }
+        }
+
+        let mover_empty = self.mover_houses().iter().all(|&s| s == 0);
+        outcome.over = match rules.end {
+            End::EitherEmpty => mover_empty || self.opponent_houses().iter().all(|&s| s == 0),
+            End::MoverCannotMove if outcome.extra_turn => mover_empty,
+            End::MoverCannotMove => self.opponent_houses().iter().all(|&s| s == 0),
+        };
+        if outcome.over {
+            self.finish(rules);
+            outcome.extra_turn = false;
+        }
+        if !outcome.extra_turn {
+            self.pass_turn();
+        }
+        outcome
+    }
+}
+
+/// The next bin around a ring of `ring` bins, one way or the other.
+#[inline]
+fn step(at: usize, ring: usize, forward: bool) -> usize {
+    if forward {
+        if at + 1 == ring { 0 } else { at + 1 }
+    } else if at == 0 {
+        ring - 1
+    } else {
+        at - 1
+    }
+}
+
+fn check_houses(houses: usize) -> Result<(), BoardError> {
+    if (1..=MAX_HOUSES).contains(&houses) { Ok(()) } else { Err(BoardError::Houses { houses }) }
+}
+
+impl std::fmt::Debug for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Position({self})")
+    }
+}

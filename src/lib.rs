@@ -1,0 +1,23 @@
+//! Exact solving of Kalah (mancala).
+//!
+//! The modules follow the data flow: [`rules`] (the rule systems as one explicit value) →
+//! [`board`] (positions and moves) → [`notation`] (text forms) → [`game`] (played games and
+//! replays) → [`solve`] (the exact reference solver).
+//!
+//! One value convention holds everywhere: a value is the final store difference *for the side to
+//! move* under perfect play, each side maximising its own final margin.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod board;
+pub mod game;
+pub mod notation;
+pub mod rules;
+pub mod solve;
+
+pub use board::{Outcome, Position, Side};
+pub use game::{Game, IllegalMove, ReplayError, ReplayFailure, replay};
+pub use notation::{Notation, ParseError, parse_position, parse_start};
+pub use rules::Rules;
+pub use solve::{Analysis, Opening, Solver, analyse};

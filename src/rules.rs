@@ -1,0 +1,317 @@
+//! The rule systems of RULES.md as one explicit value, [`Rules`], with a field per rule dimension.
+//!
+//! Every later stage (moves, solving, database headers, result files) takes a `Rules` value; there
+//! are no hidden defaults. Named rule sets are constructors, and [`Rules::name`] gives the name back
+//! when a value matches one, so output stays short for the common cases.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// What happens when a sowing's last seed lands in one of the mover's own empty houses
+/// (or, for [`Capture::TwoOrThree`], in an opponent's house).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Capture {
+    /// Capture the last seed and the opposite house, only when the opposite house holds seeds.
+    Standard,
+    /// As standard, but the last seed alone goes to the store when the opposite house is empty
+    /// (Irving, Donkers & Uiterwijk 2000).
+    Empty,
+    /// No captures at all.
+    None,
+    /// Wetherell: a last seed in an opponent house holding 2 or 3 captures it, then the houses
+    /// sown just before it along the opponent's row while they hold 2 or 3.
+    TwoOrThree,
+}
+
+/// When the game ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum End {
+    /// As soon as either row is empty after any move, even inside an extra-turn chain.
+    EitherEmpty,
+    /// Only when the player to move has no seeds (Board Game Arena, Wetherell).
+    MoverCannotMove,
+}
+
+/// Where the seeds still in the houses go when the game ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Remaining {
+    /// Each player's house seeds go to that player's store.
+    Owner,
+    /// They are not counted.
+    Discard,
+}
+
+/// How a single move distributes seeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sowing {
+    /// One sowing per move.
+    Single,
+    /// Swedish Kalaha: a last seed in an occupied house (either side) lifts that house and sows on.
+    Relay,
+    /// Wetherell: a last seed in an occupied own house, after a sowing that put seeds on the
+    /// opponent's side, lifts that house and sows again.
+    GoAgain,
+}
+
+/// The direction seeds travel around the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    /// Counter-clockwise: own houses to the right, own store, opponent's houses.
+    Ccw,
+    /// Clockwise: own houses to the left, opponent's houses, own store. Positions can repeat.
+    Cw,
+}
+
+/// Whether the game stops once one store holds more than half of all seeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EarlyEnd {
+    /// Play goes on to the normal end.
+    None,
+    /// Stop when one store holds more than half of all seeds. This never changes win/draw/loss,
+    /// so solvers report the margin of full play.
+    Half,
+}
+
+/// A complete rule system: one field per dimension of RULES.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Rules {
+    /// Capture rule.
+    pub capture: Capture,
+    /// End-of-game rule.
+    pub end: End,
+    /// What happens to the seeds left in the houses at the end.
+    pub remaining: Remaining,
+    /// Single, relay or go-again sowing.
+    pub sowing: Sowing,
+    /// Counter-clockwise or clockwise.
+    pub direction: Direction,
+    /// Early end when a store holds more than half of all seeds.
+    pub early_end: EarlyEnd,
+    /// Whether a last seed in the mover's own store gives another move (false for Wetherell).
+    pub extra_turn: bool,
+    /// Pie rule: North may swap sides after South's first turn.
+    pub pie: bool,
+}
+
+/// The named rule sets, in the order they are listed to users.
+pub const RULE_SET_NAMES: [&str; 5] = ["standard", "empty-capture", "bga", "swedish", "wetherell"];
+
+impl Rules {
+    /// Standard Kalah (encyclopedia articles): the default.
+    pub const STANDARD: Rules = Rules {
+        capture: Capture::Standard,
+        end: End::EitherEmpty,
+        remaining: Remaining::Owner,
+        sowing: Sowing::Single,
+        direction: Direction::Ccw,
+        early_end: EarlyEnd::None,
+        extra_turn: true,
+        pie: false,
+    };
+
+    /// Irving, Donkers & Uiterwijk 2000: standard with empty capture.
+    pub const EMPTY_CAPTURE: Rules = Rules { capture: Capture::Empty, ..Rules::STANDARD };
+
+    /// Board Game Arena: the game ends only when the mover cannot move, and early at half.
+    pub const BGA: Rules = Rules {
+        end: End::MoverCannotMove,
+        early_end: EarlyEnd::Half,
+        ..Rules::STANDARD
+    };
+
+    /// Swedish Kalaha: relay sowing.
+    pub const SWEDISH: Rules = Rules { sowing: Sowing::Relay, ..Rules::STANDARD };
+
+    /// Wetherell's Kalah from "Etudes for Programmers" (1978).
+    pub const WETHERELL: Rules = Rules {
+        capture: Capture::TwoOrThree,
+        end: End::MoverCannotMove,
+        remaining: Remaining::Owner,
+        sowing: Sowing::GoAgain,
+        direction: Direction::Ccw,
+        early_end: EarlyEnd::Half,
+        extra_turn: false,
+        pie: false,
+    };
+
+    /// Looks up a named rule set (`irving` is an alias of `empty-capture`).
+    pub fn named(name: &str) -> Option<Rules> {
+        match name.to_ascii_lowercase().as_str() {
+            "standard" => Some(Rules::STANDARD),
+            "empty-capture" | "irving" => Some(Rules::EMPTY_CAPTURE),
+            "bga" => Some(Rules::BGA),
+            "swedish" => Some(Rules::SWEDISH),
+            "wetherell" => Some(Rules::WETHERELL),
+            _ => None,
+        }
+    }
+
+    /// The name of the rule set this value equals, if any.
+    pub fn name(&self) -> Option<&'static str> {
+        RULE_SET_NAMES.into_iter().find(|name| Rules::named(name) == Some(*self))
+    }
+
+    /// Whether a position can repeat. Only clockwise sowing lets seeds circle without ever
+    /// reaching a store; every counter-clockwise move that banks nothing moves seeds rightwards
+    /// inside the mover's own row (see `board`), so those position graphs are acyclic.
+    pub fn has_cycles(&self) -> bool {
+        self.direction == Direction::Cw
+    }
+
+    /// Every dimension as `key=value` pairs, the form used in headers and result files.
+    pub fn dimensions(&self) -> String {
+        format!(
+            "capture={} end={} remaining={} sowing={} direction={} early-end={} extra-turn={} pie={}",
+            self.capture.as_str(),
+            self.end.as_str(),
+            self.remaining.as_str(),
+            self.sowing.as_str(),
+            self.direction.as_str(),
+            self.early_end.as_str(),
+            on_off(self.extra_turn),
+            on_off(self.pie),
+        )
+    }
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules::STANDARD
+    }
+}
+
+fn on_off(flag: bool) -> &'static str {
+    if flag { "on" } else { "off" }
+}
+
+impl fmt::Display for Rules {
+    /// The set's name when the value is a named set, else every dimension.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(name) => f.write_str(name),
+            None => f.write_str(&self.dimensions()),
+        }
+    }
+}
+
+/// A rule name or dimension value that is not known.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} '{given}' (expected one of: {})", expected.join(", "))]
+pub struct UnknownRule {
+    /// Which dimension (or "rule set").
+    pub what: &'static str,
+    /// The text given.
+    pub given: String,
+    /// The accepted names.
+    pub expected: Vec<&'static str>,
+}
+
+impl FromStr for Rules {
+    type Err = UnknownRule;
+
+    /// Parses a rule-set name (`standard`, `empty-capture`, `irving`, `bga`, `swedish`, `wetherell`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Rules::named(s).ok_or_else(|| UnknownRule {
+            what: "rule set",
+            given: s.to_string(),
+            expected: RULE_SET_NAMES.iter().copied().chain(["irving"]).collect(),
+        })
+    }
+}
+
+/// Declares the text names of a dimension's values, for parsing and printing.
+macro_rules! dimension_names {
+    ($ty:ty, $what:literal, { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $ty {
+            /// All values with their names, in the order they are listed to users.
+            pub const ALL: &'static [($ty, &'static str)] = &[$((<$ty>::$variant, $name)),+];
+
+            /// The value's name on the command line and in files.
+            pub fn as_str(self) -> &'static str {
+                match self { $(<$ty>::$variant => $name),+ }
+            }
+        }
+
+        impl FromStr for $ty {
+            type Err = UnknownRule;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                let lower = s.to_ascii_lowercase();
+                Self::ALL.iter().find(|(_, name)| *name == lower).map(|(value, _)| *value).ok_or_else(|| {
+                    UnknownRule {
+                        what: $what,
+                        given: s.to_string(),
+                        expected: Self::ALL.iter().map(|(_, name)| *name).collect(),
+                    }
+                })
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+dimension_names!(Capture, "capture rule", {
+    Standard => "standard", Empty => "empty", None => "none", TwoOrThree => "two-or-three",
+});
+dimension_names!(End, "end rule", { EitherEmpty => "either-empty", MoverCannotMove => "mover-cannot-move" });
+dimension_names!(Remaining, "remaining rule", { Owner => "owner", Discard => "discard" });
+dimension_names!(Sowing, "sowing rule", { Single => "single", Relay => "relay", GoAgain => "go-again" });
+dimension_names!(Direction, "direction", { Ccw => "ccw", Cw => "cw" });
+dimension_names!(EarlyEnd, "early-end rule", { None => "none", Half => "half" });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_sets_round_trip_through_their_names() {
+        for name in RULE_SET_NAMES {
+            let rules: Rules = name.parse().unwrap();
+            assert_eq!(rules.name(), Some(name));
+            assert_eq!(rules.to_string(), name);
+        }
+        assert_eq!("irving".parse::<Rules>().unwrap(), Rules::EMPTY_CAPTURE);
+        assert_eq!("IRVING".parse::<Rules>().unwrap(), Rules::EMPTY_CAPTURE);
+    }
+
+    #[test]
+    fn an_overridden_set_prints_every_dimension() {
+        let rules = Rules { pie: true, ..Rules::STANDARD };
+        assert_eq!(rules.name(), None);
+        assert_eq!(
+            rules.to_string(),
+            "capture=standard end=either-empty remaining=owner sowing=single direction=ccw \
+             early-end=none extra-turn=on pie=on"
+        );
+    }
+
+    #[test]
+    fn unknown_names_list_the_accepted_ones() {
+        let err = "kalaha".parse::<Rules>().unwrap_err();
+        assert_eq!(err.what, "rule set");
+        assert!(err.to_string().contains("empty-capture"), "{err}");
+        let err = "sideways".parse::<Direction>().unwrap_err();
+        assert_eq!(err.to_string(), "unknown direction 'sideways' (expected one of: ccw, cw)");
+        assert_eq!("go-again".parse::<Sowing>().unwrap(), Sowing::GoAgain);
+    }
+
+    #[test]
+    fn only_clockwise_sowing_has_cycles() {
+        assert!(!Rules::WETHERELL.has_cycles());
+        assert!(Rules { direction: Direction::Cw, ..Rules::STANDARD }.has_cycles());
+    }
+}

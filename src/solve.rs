@@ -1,0 +1,314 @@
+//! The exact reference solver: fail-soft alpha-beta memoised on the houses alone, without
+//! databases. It is the plain, trusted path that faster solvers are tested against, and it
+//! solves every start with up to 4 houses in seconds.
+//!
+//! Values follow the project convention: the final store difference for the side to move under
+//! perfect play. A position's value is its current store difference plus its *board value*, the
+//! margin of the seeds still to be gained, which depends only on the houses; that is what the memo
+//! holds. Early end is ignored: it never changes win/draw/loss, so values are full-play margins.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use serde::Serialize;
+
+use crate::board::{MAX_SEEDS, Position};
+use crate::rules::Rules;
+
+/// Above any value: board values lie within ±MAX_SEEDS.
+const INFINITY: i32 = MAX_SEEDS as i32 + 1;
+
+/// A position this solver cannot handle.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SolveError {
+    /// The rules let positions repeat, so plain recursion would not terminate.
+    #[error(
+        "clockwise sowing lets positions repeat: exact values need retrograde analysis, which this \
+         forward solver does not do"
+    )]
+    Cycles,
+}
+
+/// Proven bounds on a board value; `lower == upper` once it is exact.
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    lower: i16,
+    upper: i16,
+}
+
+/// Mixes a house key into a hash: the keys are dense small bytes, so a plain fold would collide.
+#[derive(Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        // splitmix64's finaliser: every input bit reaches the high and the low output bits.
+        let mut z = (self.0 ^ word).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        self.0 = z ^ (z >> 31);
+    }
+
+    fn write_u128(&mut self, key: u128) {
+        self.write_u64(key as u64);
+        self.write_u64((key >> 64) as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// An exact solver for one rule set, keeping what it proved between calls.
+pub struct Solver {
+    rules: Rules,
+    memo: HashMap<u128, Bounds, BuildHasherDefault<KeyHasher>>,
+    nodes: u64,
+}
+
+impl Solver {
+    /// A solver for `rules`; refused for rules whose positions can repeat.
+    pub fn new(rules: Rules) -> Result<Solver, SolveError> {
+        if rules.has_cycles() {
+            return Err(SolveError::Cycles);
+        }
+        Ok(Solver { rules, memo: HashMap::default(), nodes: 0 })
+    }
+
+    /// The rules solved under.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Positions expanded so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// House configurations with proven bounds held in the memo.
+    pub fn memo_len(&self) -> usize {
+        self.memo.len()
+    }
+
+    /// The exact value of `position` for the side to move, stores included.
+    pub fn value(&mut self, position: &Position) -> i32 {
+        position.margin() + self.board_value(position)
+    }
+
+    /// The exact margin of the seeds still to be gained from `position` by the side to move.
+    pub fn board_value(&mut self, position: &Position) -> i32 {
+        self.search(position, -INFINITY, INFINITY)
+    }
+
+    /// Fail-soft alpha-beta on the board value. Returns `v` with: `v <= alpha` means the value is
+    /// at most `v`; `v >= beta` means at least `v`; otherwise `v` is exact.
+    fn search(&mut self, position: &Position, mut alpha: i32, mut beta: i32) -> i32 {
+        if position.is_over(&self.rules) {
+            return position.without_stores().final_margin(&self.rules);
+        }
+        let key = position.house_key();
+        if let Some(&Bounds { lower, upper }) = self.memo.get(&key) {
+            let (lower, upper) = (i32::from(lower), i32::from(upper));
+            if lower == upper || lower >= beta {
+                return lower;
+            }
+            if upper <= alpha {
+                return upper;
+            }
+            alpha = alpha.max(lower);
+            beta = beta.min(upper);
+        }
+        self.nodes += 1;
+
+        // Children with their immediate gain, best-looking first: extra turns, then big gains.
+        let base = position.without_stores();
+        let mut children = [(base, false, 0i32); crate::board::MAX_HOUSES];
+        let mut count = 0;
+        for house in base.legal_moves() {
+            let mut child = base;
+            let outcome = child.play(&self.rules, house);
+            let gain = if outcome.extra_turn { child.margin() } else { -child.margin() };
+            children[count] = (child, outcome.extra_turn, gain);
+            count += 1;
+        }
+        let children = &mut children[..count];
+        children.sort_unstable_by_key(|&(_, extra_turn, gain)| (!extra_turn, -gain));
+
+        let mut best = -INFINITY;
+        for &(child, extra_turn, _) in children.iter() {
+            let own = child.margin();
+            let value = if extra_turn {
+                own + self.search(&child, alpha.max(best) - own, beta - own)
+            } else {
+                -(own + self.search(&child, -beta - own, -alpha.max(best) - own))
+            };
+            best = best.max(value);
+            if best >= beta {
+                break;
+            }
+        }
+
+        let entry = self.memo.entry(key).or_insert(Bounds { lower: -INFINITY as i16, upper: INFINITY as i16 });
+        if best <= alpha {
+            entry.upper = entry.upper.min(best as i16);
+        } else if best >= beta {
+            entry.lower = entry.lower.max(best as i16);
+        } else {
+            *entry = Bounds { lower: best as i16, upper: best as i16 };
+        }
+        best
+    }
+}
+
+/// A first turn: one move, or a chain of moves linked by extra turns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Opening {
+    /// Houses 1..m from the mover's left, in order.
+    pub moves: Vec<u8>,
+    /// The exact value for the side that played it, stores included.
+    pub value: i32,
+}
+
+impl Opening {
+    /// The moves as canonical text, e.g. `1 2`.
+    pub fn text(&self) -> String {
+        self.moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// Every first turn from `position` with the position it leaves (the opponent to move, or the
+/// game over). Order: by houses, chains in the order their moves are tried.
+pub fn first_turns(rules: &Rules, position: &Position) -> Vec<(Vec<u8>, Position)> {
+    fn extend(rules: &Rules, position: &Position, prefix: &mut Vec<u8>, out: &mut Vec<(Vec<u8>, Position)>) {
+        for house in position.legal_moves() {
+            let mut child = *position;
+            let outcome = child.play(rules, house);
+            prefix.push(house as u8 + 1);
+            if outcome.extra_turn {
+                extend(rules, &child, prefix, out);
+            } else {
+                out.push((prefix.clone(), child));
+            }
+            prefix.pop();
+        }
+    }
+    let mut out = Vec::new();
+    if !position.is_over(rules) {
+        extend(rules, position, &mut Vec::new(), &mut out);
+    }
+    out
+}
+
+/// A solved position: its value and the exact value of every first turn.
+#[derive(Debug, Clone, Serialize)]
+pub struct Analysis {
+    /// Exact value for the side to move, stores included.
+    pub value: i32,
+    /// Every first turn with its exact value, in [`first_turns`] order.
+    pub openings: Vec<Opening>,
+    /// Under the pie rule: what the first player can force when the opponent swaps sides
+    /// whenever that is better for the opponent (`None` when the pie rule is off).
+    pub pie_value: Option<i32>,
+    /// Positions expanded.
+    pub nodes: u64,
+}
+
+impl Analysis {
+    /// The openings that reach the value: the best ones, or under the pie rule the fairest.
+    pub fn best(&self) -> Vec<&Opening> {
+        match self.pie_value {
+            Some(pie) => self.openings.iter().filter(|o| -o.value.abs() == pie).collect(),
+            None => self.openings.iter().filter(|o| o.value == self.value).collect(),
+        }
+    }
+}
+
+/// Solves `position` exactly: the value for the side to move and of every first turn.
+pub fn analyse(solver: &mut Solver, position: &Position) -> Analysis {
+    let rules = *solver.rules();
+    let nodes_before = solver.nodes();
+    let openings: Vec<Opening> = first_turns(&rules, position)
+        .into_iter()
+        .map(|(moves, after)| Opening { moves, value: -solver.value(&after) })
+        .collect();
+    let value = openings.iter().map(|o| o.value).max().unwrap_or_else(|| position.final_margin(&rules));
+    // North swaps when the side it would get is better: South ends up with -|value| of the opening.
+    let pie_value = rules.pie.then(|| openings.iter().map(|o| -o.value.abs()).max().unwrap_or(value));
+    Analysis { value: pie_value.unwrap_or(value), openings, pie_value, nodes: solver.nodes() - nodes_before }
+}
+
+/// Win, draw or loss for the side a value belongs to.
+pub fn wdl(value: i32) -> &'static str {
+    match value.signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plainest possible solver: full minimax over every line, no memo, no pruning.
+    fn minimax(rules: &Rules, position: &Position) -> i32 {
+        if position.is_over(rules) {
+            return position.final_margin(rules);
+        }
+        position
+            .legal_moves()
+            .map(|house| {
+                let mut child = *position;
+                let outcome = child.play(rules, house);
+                let value = minimax(rules, &child);
+                if outcome.extra_turn { value } else { -value }
+            })
+            .max()
+            .expect("a position that is not over has a move")
+    }
+
+    #[test]
+    fn memoised_search_equals_plain_minimax_on_small_starts() {
+        for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE, Rules::BGA, Rules::SWEDISH, Rules::WETHERELL] {
+            for (houses, seeds) in [(1, 3), (2, 2), (2, 3), (3, 1), (3, 2)] {
+                let start = Position::start(houses, seeds).unwrap();
+                let mut solver = Solver::new(rules).unwrap();
+                assert_eq!(solver.value(&start), minimax(&rules, &start), "{rules} {houses}x{seeds}");
+            }
+        }
+    }
+
+    #[test]
+    fn openings_include_extra_turn_chains() {
+        let start = Position::start(3, 3).unwrap();
+        let turns: Vec<Vec<u8>> = first_turns(&Rules::STANDARD, &start).into_iter().map(|(m, _)| m).collect();
+        // House 1 (3 seeds) ends in the store; house 2 then has 4 seeds and passes the turn.
+        assert!(turns.contains(&vec![1, 2]), "{turns:?}");
+        assert!(turns.iter().all(|t| t[0] != 1 || t.len() > 1), "{turns:?}");
+    }
+
+    #[test]
+    fn the_pie_value_is_what_south_keeps_when_north_swaps_wisely() {
+        let start = Position::start(4, 3).unwrap();
+        let plain = analyse(&mut Solver::new(Rules::EMPTY_CAPTURE).unwrap(), &start);
+        let pie_rules = Rules { pie: true, ..Rules::EMPTY_CAPTURE };
+        let pie = analyse(&mut Solver::new(pie_rules).unwrap(), &start);
+        assert_eq!(plain.value, 8);
+        let fairest = plain.openings.iter().map(|o| o.value.abs()).min().unwrap();
+        assert_eq!(pie.value, -fairest);
+        assert!(pie.value <= 0);
+        assert!(pie.best().iter().all(|o| o.value.abs() == fairest));
+    }
+
+    #[test]
+    fn clockwise_rules_are_refused() {
+        let cw = Rules { direction: crate::rules::Direction::Cw, ..Rules::STANDARD };
+        assert!(matches!(Solver::new(cw), Err(SolveError::Cycles)));
+    }
+}
