@@ -104,7 +104,8 @@ pub fn parse_position(text: &str) -> Result<Position, ParseError> {
 /// Reads a start: `MxN` (for example `6x4`, Kalah(6,4)) or a full position.
 pub fn parse_start(text: &str) -> Result<Position, ParseError> {
     let trimmed = text.trim();
-    if let Some((houses, seeds)) = trimmed.split_once(['x', 'X']) {
+    let is_size = trimmed.contains(['x', 'X']) && trimmed.chars().all(|c| c.is_ascii_alphanumeric());
+    if let (true, Some((houses, seeds))) = (is_size, trimmed.split_once(['x', 'X'])) {
         let span = whole(text);
         let houses: usize = houses
             .parse()
@@ -369,6 +370,7 @@ mod tests {
         assert!(parse_start("9x1").unwrap_err().message.contains("9 houses"));
         assert!(parse_size("6by4").is_err());
         assert!(parse_size("1 0 1 0 S").is_err());
+        assert!(parse_start("4 4 x").unwrap_err().message.contains("'x' is neither"));
     }
 
     #[test]

@@ -102,9 +102,6 @@ pub struct Rules {
     pub pie: bool,
 }
 
-/// The named rule sets, in the order they are listed to users.
-pub const RULE_SET_NAMES: [&str; 5] = ["standard", "empty-capture", "bga", "swedish", "wetherell"];
-
 impl Rules {
     /// Standard Kalah (encyclopedia articles): the default.
     pub const STANDARD: Rules = Rules {
@@ -145,19 +142,14 @@ impl Rules {
 
     /// Looks up a named rule set (`irving` is an alias of `empty-capture`).
     pub fn named(name: &str) -> Option<Rules> {
-        match name.to_ascii_lowercase().as_str() {
-            "standard" => Some(Rules::STANDARD),
-            "empty-capture" | "irving" => Some(Rules::EMPTY_CAPTURE),
-            "bga" => Some(Rules::BGA),
-            "swedish" => Some(Rules::SWEDISH),
-            "wetherell" => Some(Rules::WETHERELL),
-            _ => None,
-        }
+        let name = name.to_ascii_lowercase();
+        let name = if name == "irving" { "empty-capture" } else { name.as_str() };
+        RULE_SETS.iter().find(|(set, _)| *set == name).map(|(_, rules)| *rules)
     }
 
     /// The name of the rule set this value equals, if any.
     pub fn name(&self) -> Option<&'static str> {
-        RULE_SET_NAMES.into_iter().find(|name| Rules::named(name) == Some(*self))
+        RULE_SETS.iter().find(|(_, rules)| rules == self).map(|(name, _)| *name)
     }
 
     /// Whether a position can repeat. Only clockwise sowing lets seeds circle without ever
@@ -182,6 +174,15 @@ impl Rules {
         )
     }
 }
+
+/// The named rule sets, in the order they are listed to users.
+pub const RULE_SETS: [(&str, Rules); 5] = [
+    ("standard", Rules::STANDARD),
+    ("empty-capture", Rules::EMPTY_CAPTURE),
+    ("bga", Rules::BGA),
+    ("swedish", Rules::SWEDISH),
+    ("wetherell", Rules::WETHERELL),
+];
 
 impl Default for Rules {
     fn default() -> Self {
@@ -218,13 +219,55 @@ pub struct UnknownRule {
 impl FromStr for Rules {
     type Err = UnknownRule;
 
-    /// Parses a rule-set name (`standard`, `empty-capture`, `irving`, `bga`, `swedish`, `wetherell`).
+    /// Parses a rule spec: an optional rule-set name (`standard`, `empty-capture`, `irving`,
+    /// `bga`, `swedish`, `wetherell`; default `standard`) followed by `dimension=value` overrides,
+    /// e.g. `bga capture=empty pie=on`. The text [`Rules::dimensions`] writes parses back.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Rules::named(s).ok_or_else(|| UnknownRule {
-            what: "rule set",
-            given: s.to_string(),
-            expected: RULE_SET_NAMES.iter().copied().chain(["irving"]).collect(),
-        })
+        let mut rules = Rules::STANDARD;
+        for (i, token) in s.split_whitespace().enumerate() {
+            let Some((key, value)) = token.split_once('=') else {
+                rules = match Rules::named(token) {
+                    Some(named) if i == 0 => named,
+                    _ => {
+                        return Err(UnknownRule {
+                            what: "rule set",
+                            given: token.to_string(),
+                            expected: RULE_SETS.iter().map(|(name, _)| *name).chain(["irving"]).collect(),
+                        });
+                    }
+                };
+                continue;
+            };
+            match key {
+                "capture" => rules.capture = value.parse()?,
+                "end" => rules.end = value.parse()?,
+                "remaining" => rules.remaining = value.parse()?,
+                "sowing" => rules.sowing = value.parse()?,
+                "direction" => rules.direction = value.parse()?,
+                "early-end" => rules.early_end = value.parse()?,
+                "extra-turn" => rules.extra_turn = parse_on_off(value)?,
+                "pie" => rules.pie = parse_on_off(value)?,
+                _ => {
+                    return Err(UnknownRule {
+                        what: "rule dimension",
+                        given: key.to_string(),
+                        expected: vec![
+                            "capture", "end", "remaining", "sowing", "direction", "early-end", "extra-turn", "pie",
+                        ],
+                    });
+                }
+            }
+        }
+        Ok(rules)
+    }
+}
+
+/// Parses `on` or `off`.
+pub fn parse_on_off(text: &str) -> Result<bool, UnknownRule> {
+    match text.to_ascii_lowercase().as_str() {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(UnknownRule { what: "switch", given: text.to_string(), expected: vec!["on", "off"] }),
     }
 }
 
@@ -279,8 +322,9 @@ mod tests {
 
     #[test]
     fn named_sets_round_trip_through_their_names() {
-        for name in RULE_SET_NAMES {
+        for (name, set) in RULE_SETS {
             let rules: Rules = name.parse().unwrap();
+            assert_eq!(rules, set);
             assert_eq!(rules.name(), Some(name));
             assert_eq!(rules.to_string(), name);
         }
@@ -297,6 +341,19 @@ mod tests {
             "capture=standard end=either-empty remaining=owner sowing=single direction=ccw \
              early-end=none extra-turn=on pie=on"
         );
+        assert_eq!(rules.to_string().parse::<Rules>().unwrap(), rules);
+        assert_eq!("standard pie=on".parse::<Rules>().unwrap(), rules);
+    }
+
+    #[test]
+    fn specs_override_a_named_set() {
+        let rules: Rules = "bga capture=empty extra-turn=off".parse().unwrap();
+        assert_eq!(rules, Rules { capture: Capture::Empty, extra_turn: false, ..Rules::BGA });
+        assert_eq!("".parse::<Rules>().unwrap(), Rules::STANDARD);
+        assert_eq!("capture=sideways".parse::<Rules>().unwrap_err().what, "capture rule");
+        assert_eq!("colour=red".parse::<Rules>().unwrap_err().what, "rule dimension");
+        assert_eq!("pie=maybe".parse::<Rules>().unwrap_err().what, "switch");
+        assert!("capture=empty bga".parse::<Rules>().is_err(), "a set name comes first");
     }
 
     #[test]

@@ -256,34 +256,6 @@ pub fn wdl(value: i32) -> &'static str {
 mod tests {
     use super::*;
 
-    /// The plainest possible solver: full minimax over every line, no memo, no pruning.
-    fn minimax(rules: &Rules, position: &Position) -> i32 {
-        if position.is_over(rules) {
-            return position.final_margin(rules);
-        }
-        position
-            .legal_moves()
-            .map(|house| {
-                let mut child = *position;
-                let outcome = child.play(rules, house);
-                let value = minimax(rules, &child);
-                if outcome.extra_turn { value } else { -value }
-            })
-            .max()
-            .expect("a position that is not over has a move")
-    }
-
-    #[test]
-    fn memoised_search_equals_plain_minimax_on_small_starts() {
-        for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE, Rules::BGA, Rules::SWEDISH, Rules::WETHERELL] {
-            for (houses, seeds) in [(1, 3), (2, 2), (2, 3), (3, 1), (3, 2)] {
-                let start = Position::start(houses, seeds).unwrap();
-                let mut solver = Solver::new(rules).unwrap();
-                assert_eq!(solver.value(&start), minimax(&rules, &start), "{rules} {houses}x{seeds}");
-            }
-        }
-    }
-
     #[test]
     fn openings_include_extra_turn_chains() {
         let start = Position::start(3, 3).unwrap();
