@@ -250,10 +250,9 @@ impl Position {
     /// Whether the game is over in this position under `rules` (early end not counted: it never
     /// changes the result, see [`Position::is_decided_early`]).
     pub fn is_over(&self, rules: &Rules) -> bool {
-        let mover_empty = self.mover_houses().iter().all(|&s| s == 0);
         match rules.end {
-            End::EitherEmpty => mover_empty || self.opponent_houses().iter().all(|&s| s == 0),
-            End::MoverCannotMove => mover_empty,
+            End::EitherEmpty => self.row_is_empty(0) || self.row_is_empty(self.houses() + 1),
+            End::MoverCannotMove => self.row_is_empty(0),
         }
     }
 
@@ -284,11 +283,29 @@ impl Position {
         finished.margin()
     }
 
+    /// Adds one seed to each bin in `bins`.
+    #[inline]
+    fn add_one(&mut self, bins: std::ops::Range<usize>) {
+        for cell in &mut self.cells[bins] {
+            *cell += 1;
+        }
+    }
+
+    /// Whether the m houses starting at bin `first` (0 or m+1) are all empty, in one 8-byte load.
+    #[inline]
+    fn row_is_empty(&self, first: usize) -> bool {
+        let bytes: [u8; 8] = self.cells[first..first + 8].try_into().expect("MAX_BINS leaves room for 8 bytes");
+        let mask = u64::MAX >> (8 * (MAX_HOUSES - self.houses()));
+        u64::from_le_bytes(bytes) & mask == 0
+    }
+
     /// Hands the move to the other side (used after a move without an extra turn).
     #[inline]
     fn pass_turn(&mut self) {
-        let m = self.houses();
-        self.cells[..2 * m + 2].rotate_left(m + 1);
+        // Rotating by half the board is swapping the halves, which is much cheaper.
+        let half = self.houses() + 1;
+        let (mover, opponent) = self.cells.split_at_mut(half);
+        mover.swap_with_slice(&mut opponent[..half]);
         self.to_move = self.to_move.opponent();
     }
 
@@ -315,20 +332,32 @@ impl Position {
         let (last, sown) = loop {
             let seeds = usize::from(std::mem::take(&mut self.cells[from]));
             outcome.sowings += 1;
-            let laps = (seeds / ring) as u8;
-            let rest = seeds % ring;
+            let (laps, rest) = if seeds < ring { (0, seeds) } else { (seeds / ring, seeds % ring) };
             if laps > 0 {
                 for cell in &mut self.cells[..ring] {
-                    *cell += laps;
+                    *cell += laps as u8;
                 }
             }
-            let mut at = from;
-            let mut touched_opponent = laps > 0;
-            for _ in 0..rest {
-                at = step(at, ring, forward);
-                self.cells[at] += 1;
-                touched_opponent |= at > m;
-            }
+            // The remaining seeds fill one run of bins along the ring, split in two where it wraps.
+            let (at, touched_opponent) = if forward {
+                let end = from + rest;
+                if end < ring {
+                    self.add_one(from + 1..end + 1);
+                    (end, laps > 0 || end > m)
+                } else {
+                    self.add_one(from + 1..ring);
+                    self.add_one(0..end - ring + 1);
+                    // The first run, when not empty, ends at bin 2m: an opponent house.
+                    (end - ring, laps > 0 || from + 1 < ring)
+                }
+            } else if rest <= from {
+                self.add_one(from - rest..from);
+                (from - rest, laps > 0 || (rest > 0 && from - 1 > m))
+            } else {
+                self.add_one(0..from);
+                self.add_one(ring - (rest - from)..ring);
+                (ring - (rest - from), true)
+            };
             let again = match rules.sowing {
                 Sowing::Single => false,
                 Sowing::Relay => at != m && self.cells[at] > 1,
@@ -373,11 +402,10 @@ impl Position {
             }
         }
 
-        let mover_empty = self.mover_houses().iter().all(|&s| s == 0);
         outcome.over = match rules.end {
-            End::EitherEmpty => mover_empty || self.opponent_houses().iter().all(|&s| s == 0),
-            End::MoverCannotMove if outcome.extra_turn => mover_empty,
-            End::MoverCannotMove => self.opponent_houses().iter().all(|&s| s == 0),
+            End::EitherEmpty => self.row_is_empty(0) || self.row_is_empty(m + 1),
+            End::MoverCannotMove if outcome.extra_turn => self.row_is_empty(0),
+            End::MoverCannotMove => self.row_is_empty(m + 1),
         };
         if outcome.over {
             self.finish(rules);

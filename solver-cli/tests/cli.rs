@@ -1,0 +1,124 @@
+//! The `kalah` binary as users and scripts call it: outputs, JSON fields and exit codes.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn kalah(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kalah")).args(args).output().expect("the kalah binary runs")
+}
+
+fn json(args: &[&str]) -> Value {
+    let output = kalah(args);
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("one JSON object")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn replay_of_the_published_6x4_game_ends_at_plus_10() {
+    let moves = "25-10-3-3-5153-1-4-5-045-4-535452-53-4-1-3-2-0-54-1-3";
+    let out = json(&["replay", "--start", "6x4", "--rules", "irving", "--notation", "irving", "--json", moves]);
+    assert_eq!(out["over"], true);
+    assert_eq!(out["margin"], 10);
+    assert_eq!(out["south"], 29);
+    assert_eq!(out["north"], 19);
+    assert_eq!(out["position"], "0 0 0 0 0 0 29 0 0 0 0 0 0 19 S");
+    assert_eq!(out["rules"], "empty-capture");
+}
+
+#[test]
+fn replay_text_prints_each_turn_and_the_result() {
+    let output = kalah(&["replay", "--start", "4x3", "--rules", "irving", "--notation", "irving", "13-1-032-2-3-0-1320-3-0-2"]);
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("1. South  2 4"), "{text}");
+    assert!(text.contains("10. North  3"), "{text}");
+    assert!(text.contains("South wins by 8 (margin +8)"), "{text}");
+}
+
+#[test]
+fn replay_in_bin_notation_and_of_an_unfinished_game() {
+    // North's house 2 (bin 9) then holds 5 seeds and ends in North's store: North moves again.
+    let out = json(&["replay", "--notation", "bins", "--json", "3 6 9"]);
+    assert_eq!(out["over"], false);
+    assert_eq!(out["to_move"], "north");
+    assert_eq!(out["moves"], "3 6 2");
+    assert_eq!(out["turns"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn an_illegal_move_is_named_with_its_reason_and_exit_code_2() {
+    let output = kalah(&["replay", "--start", "6x4", "3 3"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(err.contains("move 2 ('3'): South's house 3 is empty"), "{err}");
+    assert!(output.stdout.is_empty());
+
+    let output = kalah(&["replay", "--notation", "irving", "2-1"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("extra turn"));
+}
+
+#[test]
+fn bad_text_says_what_is_wrong_and_where() {
+    let output = kalah(&["replay", "--start", "4 4 4 0 4 4 x 0 S", "1"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(err.contains("'x' is neither a seed count"), "{err}");
+    assert!(err.contains("column 13"), "{err}");
+
+    let output = kalah(&["replay", "1 9"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("house 9 is out of range 1..6"));
+
+    let output = kalah(&["solve", "6by4"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn unknown_rules_are_refused_with_the_accepted_names() {
+    let output = kalah(&["solve", "3x3", "--rules", "kalaha"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("expected one of: standard, empty-capture"), "{}", stderr(&output));
+    let output = kalah(&["solve", "3x3", "--capture", "sideways"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn solve_gives_the_published_values_and_best_openings() {
+    let out = json(&["solve", "4x3", "--rules", "irving", "--json"]);
+    assert_eq!(out["value"], 8);
+    assert_eq!(out["wdl"], "win");
+    assert_eq!(out["best"], serde_json::json!(["2 3", "2 4"]));
+    let openings = out["openings"].as_array().unwrap();
+    assert!(openings.iter().any(|o| o["move"] == "2 4" && o["value"] == 8));
+
+    assert_eq!(json(&["solve", "4x4", "--json"])["value"], 2);
+    assert_eq!(json(&["solve", "4x4", "--rules", "empty-capture", "--json"])["value"], 2);
+}
+
+#[test]
+fn solve_with_overrides_and_the_pie_rule() {
+    let plain = json(&["solve", "3x3", "--json"]);
+    let pie = json(&["solve", "3x3", "--pie", "--json"]);
+    let fairest = plain["openings"].as_array().unwrap().iter().map(|o| o["value"].as_i64().unwrap().abs()).min().unwrap();
+    assert_eq!(pie["value"].as_i64().unwrap(), -fairest);
+    assert_eq!(pie["pie_value"], pie["value"]);
+    assert_eq!(pie["rule_dimensions"]["pie"], true);
+
+    let output = kalah(&["solve", "3x2", "--direction", "cw"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("retrograde"), "{}", stderr(&output));
+}
+
+#[test]
+fn rules_lists_the_named_sets() {
+    let out = json(&["rules", "--json"]);
+    assert_eq!(out.as_object().unwrap().len(), 5);
+    assert_eq!(out["wetherell"]["sowing"], "go-again");
+    assert_eq!(out["bga"]["end"], "mover-cannot-move");
+}
