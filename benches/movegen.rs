@@ -36,7 +36,8 @@ fn movegen(c: &mut Criterion) {
                     for house in position.legal_moves() {
                         let mut child = *position;
                         let outcome = child.play(&rules, house);
-                        checksum = checksum.wrapping_add(u32::from(child.mover_store()) + u32::from(outcome.extra_turn));
+                        checksum =
+                            checksum.wrapping_add(u32::from(child.mover_store()) + u32::from(outcome.extra_turn));
                     }
                 }
                 black_box(checksum)

@@ -192,9 +192,8 @@ impl Game {
         if !self.rules.pie {
             return Err(IllegalMove::SwapNotAllowed("the pie rule is off (use --pie)"));
         }
-        let after_first_turn = self.start.to_move() == Side::South
-            && self.turns.len() == 1
-            && self.position.to_move() == Side::North;
+        let after_first_turn =
+            self.start.to_move() == Side::South && self.turns.len() == 1 && self.position.to_move() == Side::North;
         if self.over || !after_first_turn {
             return Err(IllegalMove::SwapNotAllowed("North may swap only right after South's first turn"));
         }
@@ -253,7 +252,8 @@ pub fn replay(rules: Rules, start: Position, moves: &str, notation: Notation) ->
     let parsed = notation::parse_moves(moves, notation, start.houses())?;
     let mut game = Game::new(rules, start);
     for (i, MoveText { token, span, ends_turn }) in parsed.into_iter().enumerate() {
-        let fail = |reason| ReplayError { number: i + 1, text: moves[span.clone()].to_string(), span: span.clone(), reason };
+        let fail =
+            |reason| ReplayError { number: i + 1, text: moves[span.clone()].to_string(), span: span.clone(), reason };
         let mover = game.position().to_move();
         let outcome = game.play_token(token).map_err(fail)?;
         let extra_turn = outcome.is_some_and(|o| o.extra_turn);

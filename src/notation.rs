@@ -31,13 +31,7 @@ impl ParseError {
     pub fn render(&self, input: &str) -> String {
         let start = input[..self.span.start.min(input.len())].chars().count();
         let width = input.get(self.span.clone()).map_or(1, |s| s.chars().count()).max(1);
-        format!(
-            "{} (column {})\n  {input}\n  {}{}",
-            self.message,
-            start + 1,
-            " ".repeat(start),
-            "^".repeat(width)
-        )
+        format!("{} (column {})\n  {input}\n  {}{}", self.message, start + 1, " ".repeat(start), "^".repeat(width))
     }
 }
 
@@ -82,10 +76,7 @@ pub fn parse_position(text: &str) -> Result<Position, ParseError> {
     }
     let Some(side) = side else {
         let end = text.trim_end().len();
-        return Err(ParseError::new(
-            "the position must end with the side to move, S or N",
-            end..end + 1,
-        ));
+        return Err(ParseError::new("the position must end with the side to move, S or N", end..end + 1));
     };
     let count = bins.len();
     if count < 4 || count % 2 != 0 || count > MAX_BINS {
@@ -249,10 +240,16 @@ fn parse_irving(text: &str, m: usize) -> Result<Vec<MoveText>, ParseError> {
             }
             let at = offset + i..offset + i + c.len_utf8();
             let house = c.to_digit(10).ok_or_else(|| {
-                ParseError::new(format!("'{c}' is not a house digit (Irving notation numbers houses 0..{})", m - 1), at.clone())
+                ParseError::new(
+                    format!("'{c}' is not a house digit (Irving notation numbers houses 0..{})", m - 1),
+                    at.clone(),
+                )
             })? as usize;
             if house >= m {
-                return Err(ParseError::new(format!("house {house} is out of range 0..{} in Irving notation", m - 1), at));
+                return Err(ParseError::new(
+                    format!("house {house} is out of range 0..{} in Irving notation", m - 1),
+                    at,
+                ));
             }
             moves.push(MoveText { token: MoveToken::House(house as u8 + 1), span: at, ends_turn: Some(false) });
         }
@@ -320,12 +317,7 @@ pub fn diagram(position: &Position) -> String {
     let north = row((m + 1..=2 * m).rev().map(|i| bins[i].to_string()).collect());
     let south = row((0..m).map(|i| bins[i].to_string()).collect());
     let south_labels = row((1..=m).map(|k| format!("S{k}")).collect());
-    let stores = format!(
-        "{:>4}{}{:<4}",
-        bins[2 * m + 1],
-        " ".repeat(4 * m + 2),
-        format!("  {}", bins[m])
-    );
+    let stores = format!("{:>4}{}{:<4}", bins[2 * m + 1], " ".repeat(4 * m + 2), format!("  {}", bins[m]));
     let to_move = format!("{} to move", position.to_move().name());
     format!("    {north_labels}\n    {north}\n{stores}\n    {south}\n    {south_labels}\n    {to_move}\n")
 }

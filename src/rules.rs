@@ -119,11 +119,7 @@ impl Rules {
     pub const EMPTY_CAPTURE: Rules = Rules { capture: Capture::Empty, ..Rules::STANDARD };
 
     /// Board Game Arena: the game ends only when the mover cannot move, and early at half.
-    pub const BGA: Rules = Rules {
-        end: End::MoverCannotMove,
-        early_end: EarlyEnd::Half,
-        ..Rules::STANDARD
-    };
+    pub const BGA: Rules = Rules { end: End::MoverCannotMove, early_end: EarlyEnd::Half, ..Rules::STANDARD };
 
     /// Swedish Kalaha: relay sowing.
     pub const SWEDISH: Rules = Rules { sowing: Sowing::Relay, ..Rules::STANDARD };
@@ -252,7 +248,14 @@ impl FromStr for Rules {
                         what: "rule dimension",
                         given: key.to_string(),
                         expected: vec![
-                            "capture", "end", "remaining", "sowing", "direction", "early-end", "extra-turn", "pie",
+                            "capture",
+                            "end",
+                            "remaining",
+                            "sowing",
+                            "direction",
+                            "early-end",
+                            "extra-turn",
+                            "pie",
                         ],
                     });
                 }

@@ -231,11 +231,27 @@ impl Analysis {
 
 /// Solves `position` exactly: the value for the side to move and of every first turn.
 pub fn analyse(solver: &mut Solver, position: &Position) -> Analysis {
+    analyse_with_progress(solver, position, |_, _| {})
+}
+
+/// As [`analyse`], calling `progress(done, total)` before the first opening and after each one.
+pub fn analyse_with_progress(
+    solver: &mut Solver,
+    position: &Position,
+    mut progress: impl FnMut(usize, usize),
+) -> Analysis {
     let rules = *solver.rules();
     let nodes_before = solver.nodes();
-    let openings: Vec<Opening> = first_turns(&rules, position)
-        .into_iter()
-        .map(|(moves, after)| Opening { moves, value: -solver.value(&after) })
+    let turns = first_turns(&rules, position);
+    progress(0, turns.len());
+    let openings: Vec<Opening> = turns
+        .iter()
+        .enumerate()
+        .map(|(i, (moves, after))| {
+            let opening = Opening { moves: moves.clone(), value: -solver.value(after) };
+            progress(i + 1, turns.len());
+            opening
+        })
         .collect();
     let value = openings.iter().map(|o| o.value).max().unwrap_or_else(|| position.final_margin(&rules));
     // North swaps when the side it would get is better: South ends up with -|value| of the opening.

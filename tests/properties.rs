@@ -94,10 +94,22 @@ fn naive_play(rules: &Rules, bins: &[u32], mover: Side, house: usize) -> NaiveRe
     }
     let south_empty = bins[..m].iter().all(|&s| s == 0);
     let north_empty = bins[m + 1..2 * m + 1].iter().all(|&s| s == 0);
-    let next_side = if extra_turn { mover } else if mover == Side::South { Side::North } else { Side::South };
+    let next_side = if extra_turn {
+        mover
+    } else if mover == Side::South {
+        Side::North
+    } else {
+        Side::South
+    };
     let over = match rules.end {
         End::EitherEmpty => south_empty || north_empty,
-        End::MoverCannotMove => if next_side == Side::South { south_empty } else { north_empty },
+        End::MoverCannotMove => {
+            if next_side == Side::South {
+                south_empty
+            } else {
+                north_empty
+            }
+        }
     };
     if over {
         let (south, north): (u32, u32) = (bins[..m].iter().sum(), bins[m + 1..2 * m + 1].iter().sum());
@@ -110,7 +122,13 @@ fn naive_play(rules: &Rules, bins: &[u32], mover: Side, house: usize) -> NaiveRe
         }
         extra_turn = false;
     }
-    let next = if extra_turn { mover } else if mover == Side::South { Side::North } else { Side::South };
+    let next = if extra_turn {
+        mover
+    } else if mover == Side::South {
+        Side::North
+    } else {
+        Side::South
+    };
     NaiveResult { bins, next, extra_turn, captured, sowings, over }
 }
 

@@ -33,10 +33,8 @@ fn matches(published: &str, value: i32) -> bool {
 
 #[test]
 fn published_perfect_games_end_at_their_published_margin() {
-    let games = [
-        ("6x4", "25-10-3-3-5153-1-4-5-045-4-535452-53-4-1-3-2-0-54-1-3", 10),
-        ("4x3", "13-1-032-2-3-0-1320-3-0-2", 8),
-    ];
+    let games =
+        [("6x4", "25-10-3-3-5153-1-4-5-045-4-535452-53-4-1-3-2-0-54-1-3", 10), ("4x3", "13-1-032-2-3-0-1320-3-0-2", 8)];
     for (start, moves, margin) in games {
         let game = replay(Rules::EMPTY_CAPTURE, parse_start(start).unwrap(), moves, Notation::Irving).unwrap();
         assert!(game.is_over(), "{start}: the game should be over");

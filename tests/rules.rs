@@ -109,5 +109,7 @@ fn the_pie_rule_allows_one_swap_right_after_the_first_turn() {
     after.play(3).unwrap();
     assert_eq!(after.swap(), Err(IllegalMove::SwapNotAllowed("North may swap only right after South's first turn")));
     let err = replay(Rules::STANDARD, start, "1 swap", Notation::Canonical).unwrap_err();
-    assert!(matches!(err, ReplayFailure::Illegal(e) if e.reason == IllegalMove::SwapNotAllowed("the pie rule is off (use --pie)")));
+    assert!(
+        matches!(err, ReplayFailure::Illegal(e) if e.reason == IllegalMove::SwapNotAllowed("the pie rule is off (use --pie)"))
+    );
 }

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
 use kalah::board::Side;
 use kalah::notation::{self, Notation};
 use kalah::rules::{Capture, Direction, EarlyEnd, End, RULE_SETS, Remaining, Rules, Sowing};
@@ -190,7 +191,11 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<String> {
             .turns()
             .iter()
             .map(|turn| {
-                let moves = notation::format_turns(&[(turn.side, turn.actions.clone())], Notation::Canonical, position.houses());
+                let moves = notation::format_turns(
+                    &[(turn.side, turn.actions.clone())],
+                    Notation::Canonical,
+                    position.houses(),
+                );
                 json!({ "side": turn.side, "moves": moves, "captured": turn.captured, "position": turn.position })
             })
             .collect();
@@ -219,7 +224,8 @@ fn replay_text(game: &Game) -> String {
     let mut text = format!("{}, rules {}\n", describe_start(game.start()), game.rules());
     text += &format!("{:>4}  {:<5}  {:<12}  {}\n", "", "start", "", game.start());
     for (i, turn) in game.turns().iter().enumerate() {
-        let moves = notation::format_turns(&[(turn.side, turn.actions.clone())], Notation::Canonical, position.houses());
+        let moves =
+            notation::format_turns(&[(turn.side, turn.actions.clone())], Notation::Canonical, position.houses());
         let capture = if turn.captured > 0 { format!("  captures {}", turn.captured) } else { String::new() };
         text += &format!("{:>4}. {:<5}  {moves:<12}  {}{capture}\n", i + 1, turn.side.name(), turn.position);
     }
@@ -236,7 +242,11 @@ fn replay_text(game: &Game) -> String {
         };
         text += &format!("game over{how}: South {south}, North {north}, {result} (margin {})\n", signed(margin));
     } else {
-        text += &format!("{} to move; stores South {south}, North {north} (margin {})\n", position.to_move().name(), signed(margin));
+        text += &format!(
+            "{} to move; stores South {south}, North {north} (margin {})\n",
+            position.to_move().name(),
+            signed(margin)
+        );
     }
     if game.swapped() {
         text += "North swapped sides: the first player now plays North.\n";
@@ -248,14 +258,29 @@ fn solve(args: &SolveArgs) -> anyhow::Result<String> {
     let rules = args.rules.resolve();
     let start = parse_start(&args.start)?;
     let mut solver = Solver::new(rules).map_err(|err| input_error(err.to_string()))?;
-    if start.seeds_on_board() > 36 {
+    // The number of ways to spread the seeds over the houses tracks the search's cost: about
+    // 2e8 for Kalah(4,6) (5 s), 2e9 for (5,4) (23 s), 1.6e10 for (6,3) (40 s), 3e11 for (6,4).
+    let configurations =
+        binomial(start.seeds_on_board() + 2 * start.houses() as u32 - 1, 2 * start.houses() as u32 - 1);
+    if configurations > 1e10 {
         eprintln!(
-            "note: {} seeds on the board; without endgame databases the exact search may take very long",
-            start.seeds_on_board()
+            "note: {} seeds on {} houses; without endgame databases the exact search may take minutes or far longer",
+            start.seeds_on_board(),
+            2 * start.houses()
         );
     }
     let clock = Instant::now();
-    let analysis = solve::analyse(&mut solver, &start);
+    // Drawn on stderr only when it is a terminal.
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("{spinner} solving openings {pos}/{len} [{elapsed_precise}] {msg}")
+            .expect("a valid progress template"),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    let analysis = solve::analyse_with_progress(&mut solver, &start, |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
     let seconds = clock.elapsed().as_secs_f64();
     let mover = start.to_move();
     if args.json {
@@ -277,6 +302,11 @@ fn solve(args: &SolveArgs) -> anyhow::Result<String> {
         return Ok(format!("{value}\n"));
     }
     Ok(solve_text(&rules, &start, &analysis, seconds))
+}
+
+/// n choose k, as a float: only its order of magnitude matters.
+fn binomial(n: u32, k: u32) -> f64 {
+    (0..k).map(|i| f64::from(n - i) / f64::from(i + 1)).product()
 }
 
 fn solve_text(rules: &Rules, start: &Position, analysis: &Analysis, seconds: f64) -> String {

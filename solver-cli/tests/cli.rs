@@ -32,7 +32,8 @@ fn replay_of_the_published_6x4_game_ends_at_plus_10() {
 
 #[test]
 fn replay_text_prints_each_turn_and_the_result() {
-    let output = kalah(&["replay", "--start", "4x3", "--rules", "irving", "--notation", "irving", "13-1-032-2-3-0-1320-3-0-2"]);
+    let output =
+        kalah(&["replay", "--start", "4x3", "--rules", "irving", "--notation", "irving", "13-1-032-2-3-0-1320-3-0-2"]);
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("1. South  2 4"), "{text}");
@@ -105,7 +106,8 @@ fn solve_gives_the_published_values_and_best_openings() {
 fn solve_with_overrides_and_the_pie_rule() {
     let plain = json(&["solve", "3x3", "--json"]);
     let pie = json(&["solve", "3x3", "--pie", "--json"]);
-    let fairest = plain["openings"].as_array().unwrap().iter().map(|o| o["value"].as_i64().unwrap().abs()).min().unwrap();
+    let fairest =
+        plain["openings"].as_array().unwrap().iter().map(|o| o["value"].as_i64().unwrap().abs()).min().unwrap();
     assert_eq!(pie["value"].as_i64().unwrap(), -fairest);
     assert_eq!(pie["pie_value"], pie["value"]);
     assert_eq!(pie["rule_dimensions"]["pie"], true);
