@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::board::{MAX_HOUSES, Outcome, Position, Side};
+use crate::board::{Outcome, Position, Side};
 use crate::notation::{self, Action, MoveText, MoveToken, Notation, ParseError};
 use crate::rules::{EarlyEnd, Rules};
 
@@ -63,6 +63,13 @@ pub struct Turn {
     pub captured: u32,
     /// The position after the turn.
     pub position: Position,
+}
+
+impl Turn {
+    /// The turn's moves in `notation`, on a board of `houses` houses per side.
+    pub fn moves_text(&self, notation: Notation, houses: usize) -> String {
+        notation::format_turns([(self.side, &self.actions[..])], notation, houses)
+    }
 }
 
 /// A game: the rules, where it started, its turns and where it stands.
@@ -137,8 +144,8 @@ impl Game {
 
     /// The moves so far, in `notation`.
     pub fn moves_text(&self, notation: Notation) -> String {
-        let turns: Vec<(Side, Vec<Action>)> = self.turns.iter().map(|t| (t.side, t.actions.clone())).collect();
-        notation::format_turns(&turns, notation, self.position.houses())
+        let turns = self.turns.iter().map(|turn| (turn.side, &turn.actions[..]));
+        notation::format_turns(turns, notation, self.position.houses())
     }
 
     /// Plays a move token: a house of the mover, a bin, or a pie swap.
@@ -248,7 +255,6 @@ pub enum ReplayFailure {
 
 /// Plays `moves` (written in `notation`) from `start` and returns the game.
 pub fn replay(rules: Rules, start: Position, moves: &str, notation: Notation) -> Result<Game, ReplayFailure> {
-    debug_assert!(start.houses() <= MAX_HOUSES);
     let parsed = notation::parse_moves(moves, notation, start.houses())?;
     let mut game = Game::new(rules, start);
     for (i, MoveText { token, span, ends_turn }) in parsed.into_iter().enumerate() {

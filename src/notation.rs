@@ -109,18 +109,6 @@ pub fn parse_start(text: &str) -> Result<Position, ParseError> {
     parse_position(text)
 }
 
-/// Parses `MxN` into houses and seeds, for commands that take only a start size.
-pub fn parse_size(text: &str) -> Result<(usize, u32), ParseError> {
-    let position = parse_start(text)?;
-    let m = position.houses();
-    let seeds = u32::from(position.mover_houses()[0]);
-    if !text.contains(['x', 'X']) || position.to_move() != Side::South {
-        return Err(ParseError::new(format!("'{}' is not MxN (houses x seeds, e.g. 6x4)", text.trim()), whole(text)));
-    }
-    debug_assert_eq!(position.seeds_on_board(), 2 * m as u32 * seeds);
-    Ok((m, seeds))
-}
-
 /// The notations moves can be written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Notation {
@@ -271,8 +259,12 @@ pub enum Action {
     Swap,
 }
 
-/// Writes one side's turns (each a list of actions by one side) in `notation`.
-pub fn format_turns(turns: &[(Side, Vec<Action>)], notation: Notation, houses: usize) -> String {
+/// Writes turns (each the actions of one side) in `notation`.
+pub fn format_turns<'a>(
+    turns: impl IntoIterator<Item = (Side, &'a [Action])>,
+    notation: Notation,
+    houses: usize,
+) -> String {
     let action = |side: Side, action: &Action| match (action, notation) {
         (Action::Swap, _) => "swap".to_string(),
         (Action::Move(house), Notation::Canonical) => house.to_string(),
@@ -282,8 +274,8 @@ pub fn format_turns(turns: &[(Side, Vec<Action>)], notation: Notation, houses: u
             Side::North => (usize::from(*house) + houses + 1).to_string(),
         },
     };
-    let turn_texts = turns.iter().map(|(side, actions)| {
-        let parts: Vec<String> = actions.iter().map(|a| action(*side, a)).collect();
+    let turn_texts = turns.into_iter().map(|(side, actions)| {
+        let parts: Vec<String> = actions.iter().map(|a| action(side, a)).collect();
         parts.join(if notation == Notation::Irving { "" } else { " " })
     });
     let separator = if notation == Notation::Irving { "-" } else { " " };
@@ -358,10 +350,9 @@ mod tests {
     #[test]
     fn starts_are_sizes_or_positions() {
         assert_eq!(parse_start("6x4").unwrap(), Position::start(6, 4).unwrap());
-        assert_eq!(parse_size(" 4x3 ").unwrap(), (4, 3));
+        assert_eq!(parse_start(" 4x3 ").unwrap(), Position::start(4, 3).unwrap());
         assert!(parse_start("9x1").unwrap_err().message.contains("9 houses"));
-        assert!(parse_size("6by4").is_err());
-        assert!(parse_size("1 0 1 0 S").is_err());
+        assert!(parse_start("6by4").is_err());
         assert!(parse_start("4 4 x").unwrap_err().message.contains("'x' is neither"));
     }
 
@@ -398,13 +389,12 @@ mod tests {
 
     #[test]
     fn turns_format_in_every_notation() {
-        let turns = vec![
-            (Side::South, vec![Action::Move(3), Action::Move(6)]),
-            (Side::North, vec![Action::Move(2), Action::Move(1)]),
-        ];
-        assert_eq!(format_turns(&turns, Notation::Canonical, 6), "3 6 2 1");
-        assert_eq!(format_turns(&turns, Notation::Irving, 6), "25-10");
-        assert_eq!(format_turns(&turns, Notation::Bins, 6), "3 6 9 8");
+        let south = [Action::Move(3), Action::Move(6)];
+        let north = [Action::Move(2), Action::Move(1)];
+        let turns = [(Side::South, &south[..]), (Side::North, &north[..])];
+        assert_eq!(format_turns(turns, Notation::Canonical, 6), "3 6 2 1");
+        assert_eq!(format_turns(turns, Notation::Irving, 6), "25-10");
+        assert_eq!(format_turns(turns, Notation::Bins, 6), "3 6 9 8");
     }
 
     #[test]

@@ -191,11 +191,7 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<String> {
             .turns()
             .iter()
             .map(|turn| {
-                let moves = notation::format_turns(
-                    &[(turn.side, turn.actions.clone())],
-                    Notation::Canonical,
-                    position.houses(),
-                );
+                let moves = turn.moves_text(Notation::Canonical, position.houses());
                 json!({ "side": turn.side, "moves": moves, "captured": turn.captured, "position": turn.position })
             })
             .collect();
@@ -224,8 +220,7 @@ fn replay_text(game: &Game) -> String {
     let mut text = format!("{}, rules {}\n", describe_start(game.start()), game.rules());
     text += &format!("{:>4}  {:<5}  {:<12}  {}\n", "", "start", "", game.start());
     for (i, turn) in game.turns().iter().enumerate() {
-        let moves =
-            notation::format_turns(&[(turn.side, turn.actions.clone())], Notation::Canonical, position.houses());
+        let moves = turn.moves_text(Notation::Canonical, position.houses());
         let capture = if turn.captured > 0 { format!("  captures {}", turn.captured) } else { String::new() };
         text += &format!("{:>4}. {:<5}  {moves:<12}  {}{capture}\n", i + 1, turn.side.name(), turn.position);
     }
