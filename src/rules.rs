@@ -155,19 +155,24 @@ impl Rules {
         self.direction == Direction::Cw
     }
 
+    /// Every dimension with its value's name, in a fixed order.
+    pub fn settings(&self) -> [(&'static str, &'static str); 8] {
+        [
+            ("capture", self.capture.as_str()),
+            ("end", self.end.as_str()),
+            ("remaining", self.remaining.as_str()),
+            ("sowing", self.sowing.as_str()),
+            ("direction", self.direction.as_str()),
+            ("early-end", self.early_end.as_str()),
+            ("extra-turn", on_off(self.extra_turn)),
+            ("pie", on_off(self.pie)),
+        ]
+    }
+
     /// Every dimension as `key=value` pairs, the form used in headers and result files.
     pub fn dimensions(&self) -> String {
-        format!(
-            "capture={} end={} remaining={} sowing={} direction={} early-end={} extra-turn={} pie={}",
-            self.capture.as_str(),
-            self.end.as_str(),
-            self.remaining.as_str(),
-            self.sowing.as_str(),
-            self.direction.as_str(),
-            self.early_end.as_str(),
-            on_off(self.extra_turn),
-            on_off(self.pie),
-        )
+        let pairs: Vec<String> = self.settings().iter().map(|(key, value)| format!("{key}={value}")).collect();
+        pairs.join(" ")
     }
 }
 
@@ -191,12 +196,19 @@ fn on_off(flag: bool) -> &'static str {
 }
 
 impl fmt::Display for Rules {
-    /// The set's name when the value is a named set, else every dimension.
+    /// The nearest named set and the dimensions that differ from it, e.g. `standard pie=on`;
+    /// the text parses back to the same value.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.name() {
-            Some(name) => f.write_str(name),
-            None => f.write_str(&self.dimensions()),
+        let own = self.settings();
+        let differing = |rules: &Rules| {
+            own.into_iter().zip(rules.settings()).filter(|(mine, theirs)| mine != theirs).map(|(mine, _)| mine)
+        };
+        let (name, nearest) = RULE_SETS.iter().min_by_key(|(_, rules)| differing(rules).count()).expect("named sets");
+        f.write_str(name)?;
+        for (key, value) in differing(nearest) {
+            write!(f, " {key}={value}")?;
         }
+        Ok(())
     }
 }
 
@@ -336,16 +348,18 @@ mod tests {
     }
 
     #[test]
-    fn an_overridden_set_prints_every_dimension() {
+    fn an_overridden_set_prints_its_nearest_set_and_the_differences() {
         let rules = Rules { pie: true, ..Rules::STANDARD };
         assert_eq!(rules.name(), None);
+        assert_eq!(rules.to_string(), "standard pie=on");
         assert_eq!(
-            rules.to_string(),
+            rules.dimensions(),
             "capture=standard end=either-empty remaining=owner sowing=single direction=ccw \
              early-end=none extra-turn=on pie=on"
         );
-        assert_eq!(rules.to_string().parse::<Rules>().unwrap(), rules);
-        assert_eq!("standard pie=on".parse::<Rules>().unwrap(), rules);
+        assert_eq!(rules.dimensions().parse::<Rules>().unwrap(), rules);
+        let odd = Rules { sowing: Sowing::Relay, capture: Capture::TwoOrThree, ..Rules::BGA };
+        assert_eq!(odd.to_string().parse::<Rules>().unwrap(), odd);
     }
 
     #[test]

@@ -200,6 +200,14 @@ proptest! {
     }
 
     #[test]
+    fn rules_text_round_trips(rules in any_rules(), pie in any::<bool>(), half in any::<bool>()) {
+        let early_end = if half { kalah::rules::EarlyEnd::Half } else { kalah::rules::EarlyEnd::None };
+        let rules = Rules { pie, early_end, ..rules };
+        prop_assert_eq!(rules.to_string().parse::<Rules>().unwrap(), rules);
+        prop_assert_eq!(rules.dimensions().parse::<Rules>().unwrap(), rules);
+    }
+
+    #[test]
     fn position_text_round_trips(position in any_position()) {
         prop_assert_eq!(parse_position(&position.to_string()).unwrap(), position);
     }
