@@ -139,6 +139,18 @@ impl Position {
         Ok(position)
     }
 
+    /// A position from its two rows of houses (mover's first), stores empty, South to move.
+    /// Databases use it: their positions have no stores and no absolute side.
+    #[inline]
+    pub fn from_rows(mover: &[u8], opponent: &[u8]) -> Position {
+        let m = mover.len();
+        debug_assert!(opponent.len() == m && (1..=MAX_HOUSES).contains(&m));
+        let mut cells = [0u8; MAX_BINS];
+        cells[..m].copy_from_slice(mover);
+        cells[m + 1..=2 * m].copy_from_slice(opponent);
+        Position { cells, houses: m as u8, to_move: Side::South }
+    }
+
     /// Houses per side.
     #[inline]
     pub fn houses(&self) -> usize {

@@ -2,16 +2,19 @@
 //!
 //! The modules follow the data flow: [`rules`] (the rule systems as one explicit value) →
 //! [`board`] (positions and moves) → [`notation`] (text forms) → [`game`] (played games and
-//! replays) → [`solve`] (the exact reference solver).
+//! replays) → [`solve`] (the exact reference solver) → [`index`] (dense layer indexes) →
+//! [`database`] (endgame databases: build, file format, probing).
 //!
 //! One value convention holds everywhere: a value is the final store difference *for the side to
 //! move* under perfect play, each side maximising its own final margin.
 
-#![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod board;
+pub mod database;
 pub mod game;
+pub mod index;
 pub mod notation;
 pub mod rules;
 pub mod solve;

@@ -155,6 +155,13 @@ impl Rules {
         self.direction == Direction::Cw
     }
 
+    /// The rules that decide board values: the pie rule acts before any position is valued and
+    /// the early end never changes win, draw or loss (values are full-play margins), so both are
+    /// cleared. Databases are built and looked up under these rules.
+    pub fn for_values(&self) -> Rules {
+        Rules { pie: false, early_end: EarlyEnd::None, ..*self }
+    }
+
     /// Every dimension with its value's name, in a fixed order.
     pub fn settings(&self) -> [(&'static str, &'static str); 8] {
         [

@@ -1,0 +1,211 @@
+//! Building a database layer by layer, in parallel with rayon, resumably.
+//!
+//! Layer s needs only smaller layers (moves that bank seeds) and positions of its own layer
+//! reached by moves that bank nothing. Those cannot cycle: for rules without clockwise sowing, a
+//! move that banks nothing never reaches the mover's store, so its seeds only move rightwards in
+//! the mover's own row (relay and go-again chains included: leaving the row means passing the
+//! store). That raises the *potential* of the position, the sum over both rows of seeds times
+//! their house number from the owner's left, and leaves the opponent's row alone. So a layer is
+//! finished in rounds of decreasing potential; each round reads only finished positions and
+//! writes each of its own positions once, in parallel.
+//!
+//! Within a round the opponent's row is the outer loop: a child's mover row is the parent's
+//! opponent row plus what the move sowed into it, so the lookups of one outer step fall into a
+//! few contiguous rows of each smaller layer (see `index`) and stay in cache.
+
+use std::fs;
+use std::path::Path;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::format::{self, Header};
+use super::{DbError, best_board_value, database_dir, layer_path};
+use crate::board::Position;
+use crate::index::{Layer, MAX_LAYER_SEEDS, RowTable};
+use crate::rules::Rules;
+
+/// What a caller wants from a build.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Build every layer up to this many seeds on the board.
+    pub max_seeds: usize,
+    /// Compress layers with zstd where it pays (off: raw files, probed straight from the map).
+    pub compress: bool,
+}
+
+/// Hears about a build's progress; called from worker threads.
+pub trait Progress: Sync {
+    /// A layer is about to be computed.
+    fn layer_started(&self, _seeds: usize, _positions: u64) {}
+    /// More positions of the current layer are done.
+    fn advanced(&self, _positions: u64) {}
+    /// A layer was written, or found complete from an earlier build.
+    fn layer_finished(&self, _report: &LayerReport) {}
+    /// Whether to stop after the layer just finished (the layers written so far are kept).
+    fn should_stop(&self) -> bool {
+        false
+    }
+}
+
+/// Builds without reporting anything.
+pub struct Silent;
+
+impl Progress for Silent {}
+
+/// What happened to one layer.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LayerReport {
+    /// Seeds on the board.
+    pub seeds: usize,
+    /// Positions.
+    pub positions: u64,
+    /// File size in bytes.
+    pub bytes: u64,
+    /// Seconds spent computing and writing it (0 when reused).
+    pub seconds: f64,
+    /// Whether a complete file from an earlier build was reused.
+    pub reused: bool,
+}
+
+/// Builds (or completes) the database for `rules` and `houses` under `root` and returns what
+/// happened to each layer. Runs on the current rayon pool.
+pub fn build(
+    root: &Path,
+    rules: &Rules,
+    houses: usize,
+    options: &BuildOptions,
+    progress: &dyn Progress,
+) -> Result<Vec<LayerReport>, DbError> {
+    if rules.has_cycles() {
+        return Err(DbError::Cycles);
+    }
+    if options.max_seeds > MAX_LAYER_SEEDS {
+        return Err(DbError::TooManySeeds { max: MAX_LAYER_SEEDS });
+    }
+    let rules = rules.for_values();
+    let dir = database_dir(root, &rules, houses);
+    fs::create_dir_all(&dir).map_err(|source| DbError::Io { path: dir.clone(), source })?;
+    let mut builder = Builder { rules, houses, layers: Vec::new(), finished: Vec::new(), tables: Vec::new() };
+    let mut reports = Vec::new();
+    for seeds in 0..=options.max_seeds {
+        let path = layer_path(&dir, seeds);
+        let clock = Instant::now();
+        builder.tables.push(RowTable::new(houses, seeds));
+        builder.layers.push(Layer::new(&rules, houses, seeds));
+        let report = if path.exists() {
+            builder.finished.push(builder.reuse(&path, seeds)?);
+            LayerReport {
+                seeds,
+                positions: builder.finished[seeds].len() as u64,
+                bytes: file_len(&path)?,
+                seconds: 0.0,
+                reused: true,
+            }
+        } else {
+            let entries = builder.layers[seeds].len();
+            progress.layer_started(seeds, entries);
+            let values = builder.compute(seeds, progress);
+            let (encoding, payload) = format::encode_values(&values, options.compress);
+            let header = Header {
+                houses,
+                seeds,
+                entries,
+                encoding,
+                payload_len: payload.len() as u64,
+                payload_checksum: format::checksum(&payload),
+                rules: rules.dimensions(),
+            };
+            format::write_layer(&path, &header, &payload)?;
+            builder.finished.push(values);
+            LayerReport {
+                seeds,
+                positions: entries,
+                bytes: file_len(&path)?,
+                seconds: clock.elapsed().as_secs_f64(),
+                reused: false,
+            }
+        };
+        progress.layer_finished(&report);
+        reports.push(report);
+        if progress.should_stop() && seeds < options.max_seeds {
+            return Err(DbError::Interrupted { last_complete: Some(seeds) });
+        }
+    }
+    Ok(reports)
+}
+
+fn file_len(path: &Path) -> Result<u64, DbError> {
+    fs::metadata(path).map(|m| m.len()).map_err(|source| DbError::Io { path: path.to_path_buf(), source })
+}
+
+struct Builder {
+    rules: Rules,
+    houses: usize,
+    /// The index of each layer, by seeds.
+    layers: Vec<Layer>,
+    /// Values of the finished layers, by seeds: i8 bit patterns in index order.
+    finished: Vec<Vec<u8>>,
+    /// Rows of each seed count, by seeds.
+    tables: Vec<RowTable>,
+}
+
+/// Positions per parallel work item: enough to amortise scheduling, small enough to balance.
+const WORK_ITEM: usize = 1 << 13;
+
+impl Builder {
+    /// Loads a complete layer file from an earlier build, checking it fully.
+    fn reuse(&self, path: &Path, seeds: usize) -> Result<Vec<u8>, DbError> {
+        let (header, map, start) = super::open_layer(path, &self.rules, self.houses, seeds)?;
+        let values = super::load_values(path, &header, map, start)?;
+        Ok(values.bytes().to_vec())
+    }
+
+    /// Computes every value of layer `seeds`, whose smaller layers are finished.
+    fn compute(&self, seeds: usize, progress: &dyn Progress) -> Vec<u8> {
+        let layer = &self.layers[seeds];
+        let current: Vec<AtomicU8> = (0..layer.len()).map(|_| AtomicU8::new(0)).collect();
+        let max_potential = self.houses * seeds;
+        for round in (0..=max_potential).rev() {
+            let mut items = Vec::new();
+            for a in layer.blocks() {
+                let (movers, opponents) = (&self.tables[a], &self.tables[seeds - a]);
+                for mover_potential in 0..=movers.max_potential().min(round) {
+                    let mover_rows = movers.with_potential(mover_potential);
+                    let opponent_rows = opponents.with_potential(round - mover_potential);
+                    if mover_rows.is_empty() || opponent_rows.is_empty() {
+                        continue;
+                    }
+                    let per_item = (WORK_ITEM / mover_rows.len()).max(1);
+                    items.extend(opponent_rows.chunks(per_item).map(|chunk| (a, mover_rows, chunk)));
+                }
+            }
+            items.into_par_iter().for_each(|(a, mover_rows, opponent_rows)| {
+                let (movers, opponents) = (&self.tables[a], &self.tables[seeds - a]);
+                for &opponent in opponent_rows {
+                    for &mover in mover_rows {
+                        let position = Position::from_rows(movers.row(mover), opponents.row(opponent));
+                        let value = best_board_value(&self.rules, &position, &mut |child: &Position| {
+                            self.lookup(seeds, &current, child)
+                        });
+                        let index = layer.index_in_block(a, u64::from(mover), u64::from(opponent));
+                        current[index as usize].store(value as i8 as u8, Ordering::Relaxed);
+                    }
+                }
+                progress.advanced((mover_rows.len() * opponent_rows.len()) as u64);
+            });
+        }
+        current.into_iter().map(AtomicU8::into_inner).collect()
+    }
+
+    /// The board value of a position that is not over, from the finished layers or, for the
+    /// layer being built, from a position finished in an earlier round.
+    #[inline]
+    fn lookup(&self, building: usize, current: &[AtomicU8], child: &Position) -> i32 {
+        let seeds = child.seeds_on_board() as usize;
+        let index = self.layers[seeds].index(child.mover_houses(), child.opponent_houses()) as usize;
+        let byte = if seeds == building { current[index].load(Ordering::Relaxed) } else { self.finished[seeds][index] };
+        i32::from(byte as i8)
+    }
+}

@@ -1,0 +1,261 @@
+//! The layer file format (FORMAT.md): a self-describing, checksummed header, then the values.
+//!
+//! Files are written to a temporary name, synced and renamed, so a file under its final name is
+//! always complete; the checksums catch any later damage.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::DbError;
+use crate::rules::Rules;
+
+/// The first eight bytes of every layer file.
+pub const MAGIC: [u8; 8] = *b"KALAHDB\0";
+/// The format version this code writes and reads.
+pub const VERSION: u32 = 1;
+/// The checksum algorithm, by name, as written in headers.
+pub const CHECKSUM: &str = "xxh3-64";
+/// Fixed part of the header, before the rules text.
+const FIXED: usize = 82;
+/// Names are stored NUL-padded in fields of this many bytes.
+const NAME_FIELD: usize = 16;
+
+/// How a layer's values are stored after the header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// One signed byte per position, in index order; probed straight from the memory map.
+    RawI8,
+    /// The same bytes as one zstd frame; decompressed into memory when the layer is first used.
+    ZstdI8,
+}
+
+impl Encoding {
+    /// The name written in headers.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::RawI8 => "raw-i8",
+            Encoding::ZstdI8 => "zstd-i8",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Encoding> {
+        [Encoding::RawI8, Encoding::ZstdI8].into_iter().find(|e| e.name() == name)
+    }
+}
+
+/// The header of a layer file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Houses per side.
+    pub houses: usize,
+    /// Seeds on the board in every position of the layer.
+    pub seeds: usize,
+    /// Number of positions.
+    pub entries: u64,
+    /// How the payload stores the values.
+    pub encoding: Encoding,
+    /// Payload size in bytes.
+    pub payload_len: u64,
+    /// xxh3-64 of the payload.
+    pub payload_checksum: u64,
+    /// The full rule set, as [`Rules::dimensions`] writes it.
+    pub rules: String,
+}
+
+fn name_field(name: &str) -> [u8; NAME_FIELD] {
+    let mut field = [0u8; NAME_FIELD];
+    field[..name.len()].copy_from_slice(name.as_bytes());
+    field
+}
+
+fn read_name(field: &[u8]) -> String {
+    let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
+    String::from_utf8_lossy(&field[..end]).into_owned()
+}
+
+impl Header {
+    /// The header's bytes, its own checksum last.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(FIXED + self.rules.len() + 8);
+        let total_len = (FIXED + self.rules.len() + 8) as u32;
+        bytes.extend_from_slice(&MAGIC);
+        bytes.extend_from_slice(&VERSION.to_le_bytes());
+        bytes.extend_from_slice(&total_len.to_le_bytes());
+        bytes.push(self.houses as u8);
+        bytes.push(self.seeds as u8);
+        bytes.extend_from_slice(&[0u8; 6]);
+        bytes.extend_from_slice(&self.entries.to_le_bytes());
+        bytes.extend_from_slice(&self.payload_len.to_le_bytes());
+        bytes.extend_from_slice(&name_field(self.encoding.name()));
+        bytes.extend_from_slice(&name_field(CHECKSUM));
+        bytes.extend_from_slice(&self.payload_checksum.to_le_bytes());
+        bytes.extend_from_slice(&(self.rules.len() as u16).to_le_bytes());
+        debug_assert_eq!(bytes.len(), FIXED);
+        bytes.extend_from_slice(self.rules.as_bytes());
+        let checksum = xxh3_64(&bytes);
+        bytes.extend_from_slice(&checksum.to_le_bytes());
+        bytes
+    }
+
+    /// Reads a header from the start of a file's bytes, checking magic, version and the header
+    /// checksum. Returns the header and where the payload starts.
+    pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, usize), DbError> {
+        let corrupt = |reason: String| DbError::Corrupt { path: path.to_path_buf(), reason };
+        let truncated = |needed: usize| DbError::Truncated {
+            path: path.to_path_buf(),
+            expected: needed as u64,
+            actual: bytes.len() as u64,
+        };
+        if bytes.len() < MAGIC.len() {
+            return Err(truncated(FIXED));
+        }
+        if bytes[..8] != MAGIC {
+            return Err(DbError::BadMagic { path: path.to_path_buf() });
+        }
+        if bytes.len() < FIXED {
+            return Err(truncated(FIXED));
+        }
+        let u16_at = |at: usize| u16::from_le_bytes(bytes[at..at + 2].try_into().expect("2 bytes"));
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        let version = u32_at(8);
+        if version != VERSION {
+            return Err(DbError::UnsupportedVersion { path: path.to_path_buf(), version });
+        }
+        let header_len = u32_at(12) as usize;
+        let rules_len = usize::from(u16_at(80));
+        if header_len != FIXED + rules_len + 8 {
+            return Err(corrupt(format!("header length {header_len} does not fit a rules text of {rules_len} bytes")));
+        }
+        if bytes.len() < header_len {
+            return Err(truncated(header_len));
+        }
+        let stored = u64_at(header_len - 8);
+        if xxh3_64(&bytes[..header_len - 8]) != stored {
+            return Err(corrupt("header checksum mismatch".to_string()));
+        }
+        let checksum_name = read_name(&bytes[56..72]);
+        if checksum_name != CHECKSUM {
+            return Err(corrupt(format!("unknown checksum algorithm '{checksum_name}'")));
+        }
+        let encoding_name = read_name(&bytes[40..56]);
+        let encoding = Encoding::from_name(&encoding_name)
+            .ok_or_else(|| corrupt(format!("unknown encoding '{encoding_name}'")))?;
+        let header = Header {
+            houses: usize::from(bytes[16]),
+            seeds: usize::from(bytes[17]),
+            entries: u64_at(24),
+            encoding,
+            payload_len: u64_at(32),
+            payload_checksum: u64_at(72),
+            rules: String::from_utf8_lossy(&bytes[FIXED..FIXED + rules_len]).into_owned(),
+        };
+        Ok((header, header_len))
+    }
+
+    /// The rules the header names.
+    pub fn parsed_rules(&self, path: &Path) -> Result<Rules, DbError> {
+        self.rules
+            .parse()
+            .map_err(|err| DbError::Corrupt { path: path.to_path_buf(), reason: format!("rules in header: {err}") })
+    }
+}
+
+/// The temporary name a layer file is written under before it is complete.
+pub fn temporary_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().expect("a layer file name").to_os_string();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+/// Writes a complete layer file atomically: to a temporary name, synced, then renamed.
+pub fn write_layer(path: &Path, header: &Header, payload: &[u8]) -> Result<(), DbError> {
+    debug_assert_eq!(header.payload_len, payload.len() as u64);
+    let io = |source| DbError::Io { path: path.to_path_buf(), source };
+    let temporary = temporary_path(path);
+    let mut file = File::create(&temporary).map_err(io)?;
+    file.write_all(&header.encode()).map_err(io)?;
+    file.write_all(payload).map_err(io)?;
+    file.sync_all().map_err(io)?;
+    drop(file);
+    fs::rename(&temporary, path).map_err(io)?;
+    if let Some(dir) = path.parent() {
+        // Make the rename itself durable.
+        File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// Encodes a layer's values (i8 bit patterns): zstd when it saves at least a quarter, else raw.
+pub fn encode_values(raw: &[u8], allow_compression: bool) -> (Encoding, Vec<u8>) {
+    if allow_compression && raw.len() >= 4096 {
+        let compressed = zstd::bulk::compress(raw, 3).expect("zstd compresses into a growable buffer");
+        if compressed.len() * 4 <= raw.len() * 3 {
+            return (Encoding::ZstdI8, compressed);
+        }
+    }
+    (Encoding::RawI8, raw.to_vec())
+}
+
+/// The checksum of a payload.
+pub fn checksum(payload: &[u8]) -> u64 {
+    xxh3_64(payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header() -> Header {
+        Header {
+            houses: 6,
+            seeds: 12,
+            entries: 1_339_702,
+            encoding: Encoding::ZstdI8,
+            payload_len: 1234,
+            payload_checksum: 0xDEAD_BEEF,
+            rules: Rules::STANDARD.dimensions(),
+        }
+    }
+
+    #[test]
+    fn headers_round_trip() {
+        let bytes = header().encode();
+        let (decoded, payload_start) = Header::decode(Path::new("x"), &bytes).unwrap();
+        assert_eq!(decoded, header());
+        assert_eq!(payload_start, bytes.len());
+        assert_eq!(decoded.parsed_rules(Path::new("x")).unwrap(), Rules::STANDARD);
+    }
+
+    #[test]
+    fn damaged_headers_are_refused_with_the_reason() {
+        let bytes = header().encode();
+        let mut flipped = bytes.clone();
+        flipped[17] ^= 1;
+        assert!(matches!(Header::decode(Path::new("x"), &flipped), Err(DbError::Corrupt { .. })));
+        let mut magic = bytes.clone();
+        magic[0] = b'X';
+        assert!(matches!(Header::decode(Path::new("x"), &magic), Err(DbError::BadMagic { .. })));
+        assert!(matches!(Header::decode(Path::new("x"), &bytes[..40]), Err(DbError::Truncated { .. })));
+        let mut version = bytes.clone();
+        version[8] = 9;
+        assert!(matches!(
+            Header::decode(Path::new("x"), &version),
+            Err(DbError::UnsupportedVersion { version: 9, .. })
+        ));
+    }
+
+    #[test]
+    fn values_compress_only_when_it_pays() {
+        let zeros = vec![0u8; 100_000];
+        let (encoding, payload) = encode_values(&zeros, true);
+        assert_eq!(encoding, Encoding::ZstdI8);
+        assert!(payload.len() < 1000);
+        assert_eq!(encode_values(&zeros, false).0, Encoding::RawI8);
+        let tiny = [1, -2i8 as u8, 3];
+        assert_eq!(encode_values(&tiny, true), (Encoding::RawI8, vec![1, 254, 3]));
+    }
+}

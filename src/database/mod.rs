@@ -1,0 +1,420 @@
+//! Endgame databases: the exact board value of every position with up to a given number of seeds
+//! on the board, built layer by layer ([`build`]), stored one checksummed file per layer
+//! ([`format`], FORMAT.md) and probed through [`Database`].
+//!
+//! A board value depends on the houses and on the rules that move seeds ([`Rules::for_values`]:
+//! pie and early end never change it), so one database serves e.g. `bga` with and without the pie
+//! rule. Files live in `ROOT/<houses>h-<rules>/layer-<seeds>.kdb`.
+
+pub mod build;
+pub mod format;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use memmap2::Mmap;
+
+use crate::board::Position;
+use crate::index::Layer;
+use crate::rules::Rules;
+use format::{Encoding, Header};
+
+/// Where databases live when no directory is given.
+pub const DEFAULT_ROOT: &str = "data/db";
+
+/// Anything that keeps a database from answering. Never a panic: damaged files end up here.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// No database for these rules and houses under the root directory.
+    #[error("no database in {dir} (build one with `kalah build`)")]
+    NoDatabase {
+        /// The directory looked in.
+        dir: PathBuf,
+    },
+    /// A layer file the database needs is not there.
+    #[error("layer {seeds} is missing: {path} does not exist")]
+    MissingLayer {
+        /// The file expected.
+        path: PathBuf,
+        /// Its layer.
+        seeds: usize,
+    },
+    /// The position has more seeds on the board than the database covers.
+    #[error("the position has {seeds} seeds on the board; the database covers at most {max_seeds}")]
+    BeyondDatabase {
+        /// Seeds on the board.
+        seeds: usize,
+        /// The largest layer present.
+        max_seeds: usize,
+    },
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// Not a layer file at all.
+    #[error("{path} is not a kalah database file (wrong magic)")]
+    BadMagic {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A layer file of a format version this build cannot read.
+    #[error("{path} has format version {version}; this build reads version {}", format::VERSION)]
+    UnsupportedVersion {
+        /// The file.
+        path: PathBuf,
+        /// The version it states.
+        version: u32,
+    },
+    /// The file ends before its header says it should.
+    #[error("{path} is truncated: {actual} bytes, expected {expected}")]
+    Truncated {
+        /// The file.
+        path: PathBuf,
+        /// Bytes the header calls for.
+        expected: u64,
+        /// Bytes present.
+        actual: u64,
+    },
+    /// The file is damaged: a checksum does not match, or its contents contradict themselves.
+    #[error("{path} is corrupt: {reason}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A sound file built for other rules.
+    #[error("{path} was built for rules '{found}', not '{expected}'")]
+    WrongRules {
+        /// The file.
+        path: PathBuf,
+        /// The rules asked for.
+        expected: String,
+        /// The rules in the file.
+        found: String,
+    },
+    /// A sound file for another board or layer than its name says.
+    #[error("{path} holds {found}, expected {expected}")]
+    WrongLayer {
+        /// The file.
+        path: PathBuf,
+        /// What was expected, e.g. "6 houses, 12 seeds, 1339702 entries".
+        expected: String,
+        /// What the header says.
+        found: String,
+    },
+    /// Rules whose positions repeat cannot be built by this builder.
+    #[error("clockwise sowing lets positions repeat; its databases need the cyclic builder")]
+    Cycles,
+    /// More seeds than a layer file can describe.
+    #[error("at most {max} seeds per layer are supported")]
+    TooManySeeds {
+        /// The limit.
+        max: usize,
+    },
+    /// The build was stopped before it finished; complete layers are kept.
+    #[error("the build was stopped after layer {last_complete:?}")]
+    Interrupted {
+        /// The last layer written, if any.
+        last_complete: Option<usize>,
+    },
+}
+
+/// The directory holding the database for `rules` on boards of `houses` houses under `root`.
+pub fn database_dir(root: &Path, rules: &Rules, houses: usize) -> PathBuf {
+    let slug = rules.for_values().to_string().replace(' ', "+");
+    root.join(format!("{houses}h-{slug}"))
+}
+
+/// The file of layer `seeds` in a database directory.
+pub fn layer_path(dir: &Path, seeds: usize) -> PathBuf {
+    dir.join(format!("layer-{seeds:02}.kdb"))
+}
+
+/// The board value after playing `house` from `position`, for the side that played it: what the
+/// move gains now plus what the following position is worth, given `lookup`, the board value of
+/// any position that is not over (from the child's mover's view).
+#[inline]
+pub fn move_board_value(
+    rules: &Rules,
+    position: &Position,
+    house: usize,
+    lookup: &mut impl FnMut(&Position) -> i32,
+) -> i32 {
+    let mut child = position.without_stores();
+    let outcome = child.play(rules, house);
+    let later = if outcome.over { 0 } else { lookup(&child) };
+    let total = child.margin() + later;
+    if outcome.extra_turn { total } else { -total }
+}
+
+/// The board value of a position that is not over: the best move's value.
+#[inline]
+pub fn best_board_value(rules: &Rules, position: &Position, lookup: &mut impl FnMut(&Position) -> i32) -> i32 {
+    position.legal_moves().map(|house| move_board_value(rules, position, house, lookup)).max().expect("a legal move")
+}
+
+/// A layer's values, either straight from the memory map or decompressed into memory.
+enum Values {
+    Mapped { map: Mmap, start: usize },
+    Owned(Vec<u8>),
+}
+
+impl Values {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Values::Mapped { map, start } => &map[*start..],
+            Values::Owned(bytes) => bytes,
+        }
+    }
+}
+
+/// An opened layer file: its index, its header, and its values once first needed.
+struct LayerFile {
+    layer: Layer,
+    path: PathBuf,
+    header: Header,
+    file_len: u64,
+    values: OnceLock<Values>,
+}
+
+/// Opens a layer file and checks its header against what the database expects.
+fn open_layer(path: &Path, rules: &Rules, houses: usize, seeds: usize) -> Result<(Header, Mmap, usize), DbError> {
+    let io = |source| DbError::Io { path: path.to_path_buf(), source };
+    let file = File::open(path).map_err(|err| match err.kind() {
+        std::io::ErrorKind::NotFound => DbError::MissingLayer { path: path.to_path_buf(), seeds },
+        _ => io(err),
+    })?;
+    // SAFETY: the map is read-only and the files are written once under a temporary name, then
+    // renamed, and never modified in place; a user who overwrites a file while it is open breaks
+    // that contract, as with any memory-mapped database.
+    let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+    let (header, payload_start) = Header::decode(path, &map)?;
+    let found_rules = header.parsed_rules(path)?;
+    if found_rules != rules.for_values() {
+        return Err(DbError::WrongRules {
+            path: path.to_path_buf(),
+            expected: rules.for_values().to_string(),
+            found: found_rules.to_string(),
+        });
+    }
+    let layer = Layer::new(rules, houses, seeds);
+    if header.houses != houses || header.seeds != seeds || header.entries != layer.len() {
+        return Err(DbError::WrongLayer {
+            path: path.to_path_buf(),
+            expected: format!("{houses} houses, {seeds} seeds, {} entries", layer.len()),
+            found: format!("{} houses, {} seeds, {} entries", header.houses, header.seeds, header.entries),
+        });
+    }
+    let expected_len = payload_start as u64 + header.payload_len;
+    if (map.len() as u64) < expected_len {
+        return Err(DbError::Truncated { path: path.to_path_buf(), expected: expected_len, actual: map.len() as u64 });
+    }
+    if map.len() as u64 > expected_len {
+        return Err(DbError::Corrupt { path: path.to_path_buf(), reason: "bytes after the payload".to_string() });
+    }
+    if header.encoding == Encoding::RawI8 && header.payload_len != header.entries {
+        return Err(DbError::Corrupt {
+            path: path.to_path_buf(),
+            reason: "raw payload length differs from the entry count".to_string(),
+        });
+    }
+    Ok((header, map, payload_start))
+}
+
+/// Checks a layer's payload checksum and turns it into values.
+fn load_values(path: &Path, header: &Header, map: Mmap, start: usize) -> Result<Values, DbError> {
+    let payload = &map[start..];
+    if format::checksum(payload) != header.payload_checksum {
+        return Err(DbError::Corrupt {
+            path: path.to_path_buf(),
+            reason: format!("{} checksum mismatch", format::CHECKSUM),
+        });
+    }
+    match header.encoding {
+        Encoding::RawI8 => Ok(Values::Mapped { map, start }),
+        Encoding::ZstdI8 => {
+            let corrupt = |reason: String| DbError::Corrupt { path: path.to_path_buf(), reason };
+            let bytes = zstd::bulk::decompress(payload, header.entries as usize)
+                .map_err(|err| corrupt(format!("zstd: {err}")))?;
+            if bytes.len() as u64 != header.entries {
+                return Err(corrupt(format!("{} values decompressed, header says {}", bytes.len(), header.entries)));
+            }
+            Ok(Values::Owned(bytes))
+        }
+    }
+}
+
+/// A database opened for probing: the layers 0..=max_seeds of one rule set and board size.
+pub struct Database {
+    dir: PathBuf,
+    rules: Rules,
+    houses: usize,
+    layers: Vec<LayerFile>,
+}
+
+/// What `kalah info` reports about one layer.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LayerInfo {
+    /// Seeds on the board.
+    pub seeds: usize,
+    /// Positions.
+    pub entries: u64,
+    /// File size in bytes, header included.
+    pub bytes: u64,
+    /// Payload encoding name.
+    pub encoding: &'static str,
+}
+
+impl Database {
+    /// Opens the database for `rules` and `houses` under `root`: every layer from 0 up to the
+    /// largest contiguous one present. Headers are checked now; payload checksums when a layer is
+    /// first used (or by [`Database::verify_checksums`]).
+    pub fn open(root: &Path, rules: &Rules, houses: usize) -> Result<Database, DbError> {
+        let rules = rules.for_values();
+        let dir = database_dir(root, &rules, houses);
+        let mut layers = Vec::new();
+        loop {
+            let seeds = layers.len();
+            let path = layer_path(&dir, seeds);
+            if !path.exists() {
+                break;
+            }
+            let (header, map, _) = open_layer(&path, &rules, houses, seeds)?;
+            layers.push(LayerFile {
+                layer: Layer::new(&rules, houses, seeds),
+                path,
+                header,
+                file_len: map.len() as u64,
+                values: OnceLock::new(),
+            });
+        }
+        if layers.is_empty() {
+            return Err(DbError::NoDatabase { dir });
+        }
+        Ok(Database { dir, rules, houses, layers })
+    }
+
+    /// The directory the layers are in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The rules the values are for (pie and early end cleared).
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Houses per side.
+    pub fn houses(&self) -> usize {
+        self.houses
+    }
+
+    /// The largest number of seeds on the board the database answers for.
+    pub fn max_seeds(&self) -> usize {
+        self.layers.len() - 1
+    }
+
+    /// One line of facts per layer.
+    pub fn layer_info(&self) -> Vec<LayerInfo> {
+        self.layers
+            .iter()
+            .map(|l| LayerInfo {
+                seeds: l.layer.seeds(),
+                entries: l.header.entries,
+                bytes: l.file_len,
+                encoding: l.header.encoding.name(),
+            })
+            .collect()
+    }
+
+    /// Loads a layer's values (checking its checksum) if that has not happened yet.
+    fn values(&self, seeds: usize) -> Result<&[u8], DbError> {
+        let file = &self.layers[seeds];
+        if let Some(values) = file.values.get() {
+            return Ok(values.bytes());
+        }
+        let (header, map, start) = open_layer(&file.path, &self.rules, self.houses, seeds)?;
+        let values = load_values(&file.path, &header, map, start)?;
+        Ok(file.values.get_or_init(|| values).bytes())
+    }
+
+    /// Loads every layer now, checking every checksum.
+    pub fn verify_checksums(&self) -> Result<(), DbError> {
+        (0..self.layers.len()).try_for_each(|seeds| self.values(seeds).map(|_| ()))
+    }
+
+    /// The board value (margin of the seeds still to be gained, for the side to move) of a
+    /// position with at most [`Database::max_seeds`] seeds on the board. Stores are ignored.
+    #[inline]
+    pub fn board_value(&self, position: &Position) -> Result<i32, DbError> {
+        if position.houses() != self.houses {
+            return Err(DbError::WrongLayer {
+                path: self.dir.clone(),
+                expected: format!("{} houses", position.houses()),
+                found: format!("{} houses", self.houses),
+            });
+        }
+        if position.is_over(&self.rules) {
+            return Ok(position.without_stores().final_margin(&self.rules));
+        }
+        let seeds = position.seeds_on_board() as usize;
+        if seeds > self.max_seeds() {
+            return Err(DbError::BeyondDatabase { seeds, max_seeds: self.max_seeds() });
+        }
+        let values = self.values(seeds)?;
+        let index = self.layers[seeds].layer.index(position.mover_houses(), position.opponent_houses());
+        Ok(i32::from(values[index as usize] as i8))
+    }
+
+    /// The value of a position for the side to move, stores included.
+    pub fn value(&self, position: &Position) -> Result<i32, DbError> {
+        Ok(position.margin() + self.board_value(position)?)
+    }
+
+    /// The value of every legal move, for the side to move, stores included.
+    pub fn move_values(&self, position: &Position) -> Result<Vec<(usize, i32)>, DbError> {
+        let mut failure = None;
+        let mut lookup = |child: &Position| {
+            self.board_value(child).unwrap_or_else(|err| {
+                failure.get_or_insert(err);
+                0
+            })
+        };
+        let values: Vec<(usize, i32)> = position
+            .legal_moves()
+            .map(|house| (house, position.margin() + move_board_value(&self.rules, position, house, &mut lookup)))
+            .collect();
+        match failure {
+            Some(err) => Err(err),
+            None => Ok(values),
+        }
+    }
+
+    /// Recomputes the value of `position` (not over, inside the database) from its children's
+    /// values and returns it with the stored one.
+    pub fn recompute(&self, position: &Position) -> Result<(i32, i32), DbError> {
+        let stored = self.board_value(position)?;
+        let mut failure = None;
+        let recomputed = best_board_value(&self.rules, position, &mut |child: &Position| {
+            self.board_value(child).unwrap_or_else(|err| {
+                failure.get_or_insert(err);
+                0
+            })
+        });
+        match failure {
+            Some(err) => Err(err),
+            None => Ok((stored, recomputed)),
+        }
+    }
+
+    /// The index of a layer, for sampling positions.
+    pub fn layer(&self, seeds: usize) -> Option<&Layer> {
+        self.layers.get(seeds).map(|l| &l.layer)
+    }
+}
