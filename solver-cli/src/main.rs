@@ -3,6 +3,8 @@
 //! closed pipe), 2 bad input (unreadable position or moves, unknown rule, illegal move), 1 other
 //! failures.
 
+mod database;
+
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -31,6 +33,14 @@ enum Command {
     Solve(SolveArgs),
     /// List the named rule sets and what each dimension means.
     Rules(RulesListArgs),
+    /// Build endgame databases layer by layer (resumes where an earlier build stopped).
+    Build(database::BuildArgs),
+    /// Describe the databases: layers, positions, bytes, bits per position, rules.
+    Info(database::InfoArgs),
+    /// Check every checksum and recompute a sample of positions from the layers below.
+    Verify(database::VerifyArgs),
+    /// Value of a position and of each of its moves, from the database.
+    Query(database::QueryArgs),
 }
 
 /// The rule system: a named set, then any dimension overridden.
@@ -139,6 +149,10 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay(&args),
         Command::Solve(args) => solve(&args),
         Command::Rules(args) => list_rules(&args),
+        Command::Build(args) => database::build(&args),
+        Command::Info(args) => database::info(&args),
+        Command::Verify(args) => database::verify(&args),
+        Command::Query(args) => database::query(&args),
     };
     match result.and_then(|text| write_stdout(&text)) {
         Ok(()) => ExitCode::SUCCESS,
@@ -157,6 +171,10 @@ fn write_stdout(text: &str) -> anyhow::Result<()> {
     out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(())
+}
+
+fn parse_position_arg(text: &str) -> anyhow::Result<Position> {
+    notation::parse_position(text).map_err(|err| input_error(format!("bad position: {}", err.render(text))))
 }
 
 fn parse_start(text: &str) -> anyhow::Result<Position> {

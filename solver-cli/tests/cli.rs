@@ -124,3 +124,105 @@ fn rules_lists_the_named_sets() {
     assert_eq!(out["wetherell"]["sowing"], "go-again");
     assert_eq!(out["bga"]["end"], "mover-cannot-move");
 }
+
+fn build_small(root: &std::path::Path, rules: &str) {
+    let db = root.to_str().unwrap();
+    let out = json(&[
+        "build",
+        "--houses",
+        "4",
+        "--max-seeds",
+        "10",
+        "--rules",
+        rules,
+        "--db",
+        db,
+        "--threads",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(out["max_seeds"], 10);
+    assert_eq!(out["layers"].as_array().unwrap().len(), 11);
+}
+
+#[test]
+fn build_info_verify_and_query_a_small_database() {
+    let root = tempfile::tempdir().unwrap();
+    let db = root.path().to_str().unwrap();
+    build_small(root.path(), "standard");
+
+    let info = json(&["info", "--db", db, "--json"]);
+    let first = &info["databases"][0];
+    assert_eq!(first["houses"], 4);
+    assert_eq!(first["max_seeds"], 10);
+    assert_eq!(first["rules"], "standard");
+    assert!(first["bits_per_position"].as_f64().unwrap() > 0.0);
+    assert_eq!(first["layers"][10]["entries"], first["layers"][10]["entries"].as_u64().unwrap());
+
+    let verify = json(&["verify", "--db", db, "--samples", "50", "--json"]);
+    assert_eq!(verify["databases"][0]["mismatches"], 0);
+    assert!(verify["databases"][0]["sampled"].as_u64().unwrap() > 300);
+
+    // South (to move, store 5) against North (store 4); the reference solver says +3.
+    let query = json(&["query", "--db", db, "--json", "1 0 2 1 5 0 3 1 0 4 S"]);
+    assert_eq!(query["value"], 3);
+    assert_eq!(query["wdl"], "win");
+    assert_eq!(query["source"], "database");
+    let moves = query["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 3);
+    assert_eq!(moves[0]["value"], 3);
+
+    // A second build finds every layer complete.
+    let again = json(&["build", "--houses", "4", "--max-seeds", "10", "--db", db, "--json"]);
+    assert!(again["layers"].as_array().unwrap().iter().all(|l| l["reused"] == true));
+}
+
+#[test]
+fn query_gives_the_reference_value() {
+    let solved = json(&["solve", "1 0 2 1 5 0 3 1 0 4 S", "--json"]);
+    assert_eq!(solved["value"], 3);
+}
+
+#[test]
+fn damaged_or_missing_databases_give_clear_errors() {
+    let root = tempfile::tempdir().unwrap();
+    let db = root.path().to_str().unwrap();
+    // 10 seeds on the board: the layer the test damages.
+    let position = "1 0 2 2 5 0 3 1 1 4 S";
+
+    let output = kalah(&["query", "--db", db, position]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("no database in"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("kalah build --houses 4"), "{}", stderr(&output));
+
+    build_small(root.path(), "standard");
+    let layer = root.path().join("4h-standard").join("layer-10.kdb");
+    let mut bytes = std::fs::read(&layer).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&layer, &bytes).unwrap();
+    let output = kalah(&["query", "--db", db, position]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("layer-10.kdb is corrupt: xxh3-64 checksum mismatch"), "{}", stderr(&output));
+    let output = kalah(&["verify", "--db", db]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("corrupt"), "{}", stderr(&output));
+
+    std::fs::write(&layer, &bytes[..100]).unwrap();
+    let output = kalah(&["query", "--db", db, position]);
+    assert!(stderr(&output).contains("is truncated"), "{}", stderr(&output));
+
+    bytes[0] = b'X';
+    std::fs::write(&layer, &bytes).unwrap();
+    let output = kalah(&["info", "--db", db]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("not a kalah database file (wrong magic)"), "{}", stderr(&output));
+
+    build_small(root.path(), "irving");
+    std::fs::copy(root.path().join("4h-empty-capture").join("layer-10.kdb"), &layer).unwrap();
+    let output = kalah(&["query", "--db", db, position]);
+    assert!(stderr(&output).contains("was built for rules 'empty-capture', not 'standard'"), "{}", stderr(&output));
+
+    let output = kalah(&["build", "--houses", "4", "--max-seeds", "3", "--direction", "cw", "--db", db]);
+    assert_eq!(output.status.code(), Some(2));
+}

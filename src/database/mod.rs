@@ -273,18 +273,53 @@ pub struct LayerInfo {
 
 impl Database {
     /// Opens the database for `rules` and `houses` under `root`: every layer from 0 up to the
-    /// largest contiguous one present. Headers are checked now; payload checksums when a layer is
-    /// first used (or by [`Database::verify_checksums`]).
+    /// largest present, all of which must be there. Headers are checked now; payload checksums
+    /// when a layer is first used (or by [`Database::verify_checksums`]).
     pub fn open(root: &Path, rules: &Rules, houses: usize) -> Result<Database, DbError> {
-        let rules = rules.for_values();
-        let dir = database_dir(root, &rules, houses);
-        let mut layers = Vec::new();
-        loop {
-            let seeds = layers.len();
+        Database::open_with(database_dir(root, rules, houses), rules.for_values(), houses)
+    }
+
+    /// Opens a database directory whatever its rules and board size, as its first layer's header
+    /// states them.
+    pub fn open_dir(dir: &Path) -> Result<Database, DbError> {
+        let path = layer_path(dir, 0);
+        let bytes = std::fs::read(&path).map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => DbError::NoDatabase { dir: dir.to_path_buf() },
+            _ => DbError::Io { path: path.clone(), source },
+        })?;
+        let (header, _) = Header::decode(&path, &bytes)?;
+        let rules = header.parsed_rules(&path)?;
+        Database::open_with(dir.to_path_buf(), rules, header.houses)
+    }
+
+    /// Every database directory under `root`, sorted by name.
+    pub fn list(root: &Path) -> Result<Vec<PathBuf>, DbError> {
+        let entries = std::fs::read_dir(root).map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => DbError::NoDatabase { dir: root.to_path_buf() },
+            _ => DbError::Io { path: root.to_path_buf(), source },
+        })?;
+        let mut dirs: Vec<PathBuf> = entries
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|path| layer_path(path, 0).exists())
+            .collect();
+        dirs.sort();
+        Ok(dirs)
+    }
+
+    fn open_with(dir: PathBuf, rules: Rules, houses: usize) -> Result<Database, DbError> {
+        let entries = std::fs::read_dir(&dir).map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => DbError::NoDatabase { dir: dir.clone() },
+            _ => DbError::Io { path: dir.clone(), source },
+        })?;
+        let largest = entries
+            .filter_map(|entry| {
+                entry.ok()?.file_name().to_str()?.strip_prefix("layer-")?.strip_suffix(".kdb")?.parse::<usize>().ok()
+            })
+            .max()
+            .ok_or_else(|| DbError::NoDatabase { dir: dir.clone() })?;
+        let mut layers = Vec::with_capacity(largest + 1);
+        for seeds in 0..=largest {
             let path = layer_path(&dir, seeds);
-            if !path.exists() {
-                break;
-            }
             let (header, map, _) = open_layer(&path, &rules, houses, seeds)?;
             layers.push(LayerFile {
                 layer: Layer::new(&rules, houses, seeds),
@@ -293,9 +328,6 @@ impl Database {
                 file_len: map.len() as u64,
                 values: OnceLock::new(),
             });
-        }
-        if layers.is_empty() {
-            return Err(DbError::NoDatabase { dir });
         }
         Ok(Database { dir, rules, houses, layers })
     }
@@ -377,40 +409,35 @@ impl Database {
         Ok(position.margin() + self.board_value(position)?)
     }
 
-    /// The value of every legal move, for the side to move, stores included.
-    pub fn move_values(&self, position: &Position) -> Result<Vec<(usize, i32)>, DbError> {
+    /// Runs `f` with a lookup that answers from this database, and returns what `f` returns or
+    /// the first error a lookup met.
+    fn with_lookup<T>(&self, f: impl FnOnce(&mut dyn FnMut(&Position) -> i32) -> T) -> Result<T, DbError> {
         let mut failure = None;
-        let mut lookup = |child: &Position| {
-            self.board_value(child).unwrap_or_else(|err| {
-                failure.get_or_insert(err);
-                0
-            })
-        };
-        let values: Vec<(usize, i32)> = position
-            .legal_moves()
-            .map(|house| (house, position.margin() + move_board_value(&self.rules, position, house, &mut lookup)))
-            .collect();
-        match failure {
-            Some(err) => Err(err),
-            None => Ok(values),
-        }
-    }
-
-    /// Recomputes the value of `position` (not over, inside the database) from its children's
-    /// values and returns it with the stored one.
-    pub fn recompute(&self, position: &Position) -> Result<(i32, i32), DbError> {
-        let stored = self.board_value(position)?;
-        let mut failure = None;
-        let recomputed = best_board_value(&self.rules, position, &mut |child: &Position| {
+        let result = f(&mut |child: &Position| {
             self.board_value(child).unwrap_or_else(|err| {
                 failure.get_or_insert(err);
                 0
             })
         });
-        match failure {
-            Some(err) => Err(err),
-            None => Ok((stored, recomputed)),
-        }
+        failure.map_or(Ok(result), Err)
+    }
+
+    /// The value of every legal move, for the side to move, stores included.
+    pub fn move_values(&self, position: &Position) -> Result<Vec<(usize, i32)>, DbError> {
+        self.with_lookup(|mut lookup| {
+            let moves = position.legal_moves();
+            moves
+                .map(|house| (house, position.margin() + move_board_value(&self.rules, position, house, &mut lookup)))
+                .collect()
+        })
+    }
+
+    /// Recomputes the board value of `position` (not over, inside the database) from its
+    /// children's values; returns the stored value and the recomputed one.
+    pub fn recompute(&self, position: &Position) -> Result<(i32, i32), DbError> {
+        let stored = self.board_value(position)?;
+        let recomputed = self.with_lookup(|mut lookup| best_board_value(&self.rules, position, &mut lookup))?;
+        Ok((stored, recomputed))
     }
 
     /// The index of a layer, for sampling positions.

@@ -1,0 +1,333 @@
+//! The database commands: `build`, `info`, `verify` and `query`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use kalah::Position;
+use kalah::database::build::{self, BuildOptions, LayerReport, Progress};
+use kalah::database::{Database, DbError, database_dir};
+use kalah::solve::wdl;
+use serde_json::json;
+
+use crate::{RulesArgs, input_error, parse_position_arg, signed};
+
+/// Where databases live.
+#[derive(Args, Clone)]
+pub struct DbArgs {
+    /// Database root directory (one subdirectory per rule set and board size).
+    #[arg(long, value_name = "DIR", env = "KALAH_DB", default_value = kalah::database::DEFAULT_ROOT)]
+    pub db: PathBuf,
+}
+
+#[derive(Args)]
+pub struct BuildArgs {
+    /// Houses per side.
+    #[arg(long, value_name = "M")]
+    houses: usize,
+    /// Build every layer up to this many seeds on the board.
+    #[arg(long, value_name = "S")]
+    max_seeds: usize,
+    #[command(flatten)]
+    rules: RulesArgs,
+    #[command(flatten)]
+    db: DbArgs,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Store layers uncompressed, to be probed straight from the memory map.
+    #[arg(long)]
+    raw: bool,
+    /// Print a JSON summary instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct InfoArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// Only the database for these rules and this many houses (default: every database found).
+    #[arg(long, value_name = "M")]
+    houses: Option<usize>,
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// Only the database for these rules and this many houses (default: every database found).
+    #[arg(long, value_name = "M")]
+    houses: Option<usize>,
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// Positions per layer recomputed from the layers below.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    samples: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct QueryArgs {
+    /// The position: 2m+2 bin counts then S or N, e.g. "0 3 0 1 2 4 5 1 0 2 0 1 1 6 S".
+    position: String,
+    #[command(flatten)]
+    rules: RulesArgs,
+    #[command(flatten)]
+    db: DbArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
+    if threads == Some(0) {
+        return Err(input_error("--threads must be at least 1"));
+    }
+    Ok(rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).build()?)
+}
+
+/// One indicatif bar per layer on stderr: positions per second and time left.
+struct Bars {
+    current: Mutex<Option<ProgressBar>>,
+}
+
+impl Progress for Bars {
+    fn layer_started(&self, seeds: usize, positions: u64) {
+        let bar = ProgressBar::new(positions).with_style(
+            ProgressStyle::with_template(
+                "layer {prefix:>2} [{bar:30}] {human_pos}/{human_len} {per_sec} ETA {eta} {msg}",
+            )
+            .expect("a valid progress template")
+            .progress_chars("=> "),
+        );
+        bar.set_prefix(seeds.to_string());
+        *self.current.lock().expect("progress lock") = Some(bar);
+    }
+
+    fn advanced(&self, positions: u64) {
+        if let Some(bar) = self.current.lock().expect("progress lock").as_ref() {
+            bar.inc(positions);
+        }
+    }
+
+    fn layer_finished(&self, report: &LayerReport) {
+        if let Some(bar) = self.current.lock().expect("progress lock").take() {
+            bar.finish_with_message(format!(
+                "{:.1} s, {}",
+                report.seconds,
+                bits_per_position(report.bytes, report.positions)
+            ));
+        }
+    }
+}
+
+fn bits_per_position(bytes: u64, positions: u64) -> String {
+    if positions == 0 {
+        "empty".to_string()
+    } else {
+        format!("{:.2} bits/position", 8.0 * bytes as f64 / positions as f64)
+    }
+}
+
+pub fn build(args: &BuildArgs) -> anyhow::Result<String> {
+    let rules = args.rules.resolve();
+    if !(1..=kalah::board::MAX_HOUSES).contains(&args.houses) {
+        return Err(input_error(format!(
+            "--houses {} is not supported (1 to {})",
+            args.houses,
+            kalah::board::MAX_HOUSES
+        )));
+    }
+    if rules.has_cycles() {
+        return Err(input_error(DbError::Cycles.to_string()));
+    }
+    let pool = thread_pool(args.threads)?;
+    let options = BuildOptions { max_seeds: args.max_seeds, compress: !args.raw };
+    let clock = Instant::now();
+    let bars = Bars { current: Mutex::new(None) };
+    let reports = pool.install(|| build::build(&args.db.db, &rules, args.houses, &options, &bars))?;
+    let seconds = clock.elapsed().as_secs_f64();
+    let dir = database_dir(&args.db.db, &rules, args.houses);
+    let positions: u64 = reports.iter().map(|r| r.positions).sum();
+    let bytes: u64 = reports.iter().map(|r| r.bytes).sum();
+    let reused = reports.iter().filter(|r| r.reused).count();
+    if args.json {
+        let value = json!({
+            "dir": dir, "rules": rules.for_values().to_string(), "houses": args.houses, "max_seeds": args.max_seeds,
+            "positions": positions, "bytes": bytes, "seconds": seconds, "threads": pool.current_num_threads(),
+            "layers": reports,
+        });
+        return Ok(format!("{value}\n"));
+    }
+    Ok(format!(
+        "{}: layers 0..{} ({} reused), {positions} positions, {bytes} bytes ({}), {seconds:.1} s on {} threads\n",
+        dir.display(),
+        args.max_seeds,
+        reused,
+        bits_per_position(bytes, positions),
+        pool.current_num_threads(),
+    ))
+}
+
+/// The databases a command works on: one when --houses is given, else every one under the root.
+fn databases(root: &Path, houses: Option<usize>, rules: &RulesArgs) -> anyhow::Result<Vec<Database>> {
+    match houses {
+        Some(houses) => Ok(vec![Database::open(root, &rules.resolve(), houses)?]),
+        None => {
+            let dirs = Database::list(root)?;
+            if dirs.is_empty() {
+                return Err(DbError::NoDatabase { dir: root.to_path_buf() }.into());
+            }
+            dirs.iter().map(|dir| Database::open_dir(dir).map_err(Into::into)).collect()
+        }
+    }
+}
+
+pub fn info(args: &InfoArgs) -> anyhow::Result<String> {
+    let databases = databases(&args.db.db, args.houses, &args.rules)?;
+    let mut text = String::new();
+    let mut json_dbs = Vec::new();
+    for db in &databases {
+        let layers = db.layer_info();
+        let positions: u64 = layers.iter().map(|l| l.entries).sum();
+        let bytes: u64 = layers.iter().map(|l| l.bytes).sum();
+        json_dbs.push(json!({
+            "dir": db.dir(), "rules": db.rules().to_string(), "rule_dimensions": db.rules(), "houses": db.houses(),
+            "max_seeds": db.max_seeds(), "positions": positions, "bytes": bytes,
+            "bits_per_position": if positions == 0 { 0.0 } else { 8.0 * bytes as f64 / positions as f64 },
+            "layers": layers,
+        }));
+        text += &format!("{}\n  rules {} ({})\n", db.dir().display(), db.rules(), db.rules().dimensions());
+        text += &format!(
+            "  {} houses, layers 0..{}, {positions} positions, {bytes} bytes, {}\n",
+            db.houses(),
+            db.max_seeds(),
+            bits_per_position(bytes, positions)
+        );
+        text += &format!("  {:>5} {:>12} {:>12} {:>16}  encoding\n", "seeds", "positions", "bytes", "bits/position");
+        for layer in &layers {
+            let bits = if layer.entries == 0 { 0.0 } else { 8.0 * layer.bytes as f64 / layer.entries as f64 };
+            text += &format!(
+                "  {:>5} {:>12} {:>12} {bits:>16.2}  {}\n",
+                layer.seeds, layer.entries, layer.bytes, layer.encoding
+            );
+        }
+    }
+    if args.json {
+        return Ok(format!("{}\n", json!({ "databases": json_dbs })));
+    }
+    Ok(text)
+}
+
+pub fn verify(args: &VerifyArgs) -> anyhow::Result<String> {
+    let pool = thread_pool(args.threads)?;
+    let databases = databases(&args.db.db, args.houses, &args.rules)?;
+    let mut text = String::new();
+    let mut results = Vec::new();
+    let mut failures = 0;
+    for db in &databases {
+        let (checked, mismatches) = pool.install(|| verify_one(db, args.samples))?;
+        failures += mismatches.len();
+        text += &format!(
+            "{}: checksums ok, {checked} sampled positions recomputed from the layers below, {} mismatches\n",
+            db.dir().display(),
+            mismatches.len()
+        );
+        for Mismatch { position, stored, recomputed } in &mismatches {
+            text += &format!("  {position}: stored {stored}, recomputed {recomputed}\n");
+        }
+        results.push(json!({ "dir": db.dir(), "checksums": "ok", "sampled": checked, "mismatches": mismatches.len() }));
+    }
+    if failures > 0 {
+        anyhow::bail!("{text}verification failed: {failures} mismatching positions");
+    }
+    if args.json {
+        return Ok(format!("{}\n", json!({ "databases": results })));
+    }
+    Ok(text)
+}
+
+/// A position whose stored value differs from the one recomputed from its children.
+struct Mismatch {
+    position: Position,
+    stored: i32,
+    recomputed: i32,
+}
+
+/// Checks every checksum, then recomputes `samples` evenly spread positions of each layer;
+/// returns how many were recomputed and the ones that disagree.
+fn verify_one(db: &Database, samples: u64) -> Result<(u64, Vec<Mismatch>), DbError> {
+    use rayon::prelude::*;
+    db.verify_checksums()?;
+    let mut checked = 0;
+    let mut mismatches = Vec::new();
+    for seeds in 0..=db.max_seeds() {
+        let layer = db.layer(seeds).expect("a layer within max_seeds");
+        let count = samples.min(layer.len());
+        let results: Vec<Mismatch> = (0..count)
+            .into_par_iter()
+            .map(|k| {
+                // Evenly spread, offset so that the first and last positions are not always chosen.
+                let index = (k * layer.len() + layer.len() / 2) / count;
+                let (mut mover, mut opponent) = ([0u8; kalah::board::MAX_HOUSES], [0u8; kalah::board::MAX_HOUSES]);
+                let m = db.houses();
+                layer.rows(index, &mut mover[..m], &mut opponent[..m]);
+                let position = Position::from_rows(&mover[..m], &opponent[..m]);
+                db.recompute(&position).map(|(stored, recomputed)| Mismatch { position, stored, recomputed })
+            })
+            .collect::<Result<_, _>>()?;
+        checked += count;
+        mismatches.extend(results.into_iter().filter(|m| m.stored != m.recomputed));
+    }
+    Ok((checked, mismatches))
+}
+
+pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
+    let rules = args.rules.resolve();
+    let position = parse_position_arg(&args.position)?;
+    let db = Database::open(&args.db.db, &rules, position.houses()).map_err(|err| match err {
+        DbError::NoDatabase { dir } => anyhow::anyhow!(
+            "no database in {} (build one with `kalah build --houses {} --max-seeds N --rules \"{}\"`)",
+            dir.display(),
+            position.houses(),
+            rules.for_values()
+        ),
+        err => err.into(),
+    })?;
+    let value = db.value(&position)?;
+    let mut moves = db.move_values(&position)?;
+    moves.sort_by_key(|&(house, value)| (-value, house));
+    let mover = position.to_move().name();
+    if args.json {
+        let moves: Vec<_> = moves.iter().map(|&(house, value)| json!({ "move": house + 1, "value": value })).collect();
+        let value = json!({
+            "position": position, "rules": rules.to_string(), "to_move": position.to_move(), "value": value,
+            "wdl": wdl(value), "moves": moves, "source": "database",
+        });
+        return Ok(format!("{value}\n"));
+    }
+    let mut text = format!("{position}, rules {rules}\n");
+    text += &kalah::notation::diagram(&position);
+    text += &format!("value {} for {mover} ({}), from the database\n", signed(value), wdl(value));
+    if !moves.is_empty() {
+        text += "moves (value for the mover, stores included):\n";
+        for (house, move_value) in moves {
+            let best = if move_value == value { "  best" } else { "" };
+            text += &format!("  {:>2} {:>5}{best}\n", house + 1, signed(move_value));
+        }
+    }
+    Ok(text)
+}

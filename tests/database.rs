@@ -1,0 +1,195 @@
+//! Endgame databases: values against the reference solver for every rule set, the index on every
+//! layer of a small board, damaged files, and resumed builds.
+
+use std::fs;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use kalah::database::build::{self, BuildOptions, LayerReport, Progress, Silent};
+use kalah::database::{Database, DbError, database_dir, layer_path};
+use kalah::index::Layer;
+use kalah::rules::{Capture, Remaining, Rules};
+use kalah::solve::Solver;
+use kalah::{Position, parse_position};
+
+fn build_db(root: &Path, rules: &Rules, houses: usize, max_seeds: usize) -> Vec<LayerReport> {
+    let options = BuildOptions { max_seeds, compress: true };
+    build::build(root, rules, houses, &options, &Silent).expect("the build succeeds")
+}
+
+/// A fixed pseudo-random sequence, so failures can be replayed.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 16) % n
+    }
+}
+
+#[test]
+fn database_values_equal_the_reference_search_for_every_rule_set() {
+    let rule_sets = kalah::rules::RULE_SETS.iter().map(|(_, rules)| *rules).chain([
+        Rules { capture: Capture::None, remaining: Remaining::Discard, ..Rules::STANDARD },
+        Rules { extra_turn: false, ..Rules::EMPTY_CAPTURE },
+    ]);
+    let root = tempfile::tempdir().unwrap();
+    let mut random = Lcg(2026);
+    let mut checked = 0;
+    for rules in rule_sets {
+        build_db(root.path(), &rules, 6, 12);
+        let db = Database::open(root.path(), &rules, 6).unwrap();
+        assert_eq!(db.max_seeds(), 12);
+        let mut solver = Solver::new(rules).unwrap();
+        for _ in 0..800 {
+            let seeds = 1 + random.below(12) as usize;
+            let layer = db.layer(seeds).unwrap();
+            if layer.is_empty() {
+                continue;
+            }
+            let (mut mover, mut opponent) = ([0u8; 6], [0u8; 6]);
+            layer.rows(random.below(layer.len()), &mut mover, &mut opponent);
+            let position = Position::from_rows(&mover, &opponent);
+            assert_eq!(db.board_value(&position).unwrap(), solver.board_value(&position), "{rules}: {position}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 5000, "only {checked} positions compared");
+}
+
+#[test]
+fn every_index_of_every_layer_of_a_small_board_round_trips() {
+    for rules in [Rules::STANDARD, Rules::BGA] {
+        for seeds in 0..=12 {
+            let layer = Layer::new(&rules, 3, seeds);
+            let (mut mover, mut opponent) = ([0u8; 3], [0u8; 3]);
+            for index in 0..layer.len() {
+                layer.rows(index, &mut mover, &mut opponent);
+                assert_eq!(layer.index(&mover, &opponent), index);
+                let position = Position::from_rows(&mover, &opponent);
+                assert_eq!(position.seeds_on_board() as usize, seeds);
+                assert!(!position.is_over(&rules), "{rules} {position}: over positions are not stored");
+            }
+        }
+    }
+}
+
+#[test]
+fn query_answers_include_stores_and_every_move() {
+    let root = tempfile::tempdir().unwrap();
+    build_db(root.path(), &Rules::STANDARD, 3, 8);
+    let db = Database::open(root.path(), &Rules::STANDARD, 3).unwrap();
+    let position = parse_position("1 2 3 10 0 1 1 5 S").unwrap();
+    let value = db.value(&position).unwrap();
+    assert_eq!(value, Solver::new(Rules::STANDARD).unwrap().value(&position));
+    let moves = db.move_values(&position).unwrap();
+    assert_eq!(moves.len(), 3);
+    assert_eq!(moves.iter().map(|&(_, v)| v).max(), Some(value));
+    let err = db.board_value(&kalah::Position::start(3, 2).unwrap()).unwrap_err();
+    assert!(matches!(err, DbError::BeyondDatabase { seeds: 12, max_seeds: 8 }), "{err}");
+}
+
+/// A small database to damage, and the path of one of its layers.
+fn damaged_copy(seeds: usize) -> (tempfile::TempDir, std::path::PathBuf) {
+    let root = tempfile::tempdir().unwrap();
+    build_db(root.path(), &Rules::STANDARD, 6, 8);
+    let path = layer_path(&database_dir(root.path(), &Rules::STANDARD, 6), seeds);
+    (root, path)
+}
+
+fn probe_eight_seeds(root: &Path) -> Result<i32, DbError> {
+    let db = Database::open(root, &Rules::STANDARD, 6)?;
+    db.board_value(&parse_position("1 1 1 1 0 0 0 1 1 1 1 0 0 0 S").unwrap())
+}
+
+#[test]
+fn a_corrupt_payload_is_a_typed_error_on_first_use() {
+    let (root, path) = damaged_copy(8);
+    let mut bytes = fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x55;
+    fs::write(&path, bytes).unwrap();
+    let err = probe_eight_seeds(root.path()).unwrap_err();
+    assert!(matches!(err, DbError::Corrupt { .. }), "{err}");
+    assert!(err.to_string().contains("xxh3-64 checksum mismatch"), "{err}");
+    assert!(Database::open(root.path(), &Rules::STANDARD, 6).unwrap().verify_checksums().is_err());
+}
+
+#[test]
+fn a_truncated_file_is_a_typed_error() {
+    let (root, path) = damaged_copy(8);
+    let bytes = fs::read(&path).unwrap();
+    fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
+    let err = probe_eight_seeds(root.path()).unwrap_err();
+    assert!(matches!(err, DbError::Truncated { .. }), "{err}");
+}
+
+#[test]
+fn a_wrong_magic_is_a_typed_error() {
+    let (root, path) = damaged_copy(8);
+    let mut bytes = fs::read(&path).unwrap();
+    bytes[..8].copy_from_slice(b"NOTKALAH");
+    fs::write(&path, bytes).unwrap();
+    assert!(matches!(probe_eight_seeds(root.path()).unwrap_err(), DbError::BadMagic { .. }));
+}
+
+#[test]
+fn a_layer_built_for_other_rules_is_a_typed_error() {
+    let (root, path) = damaged_copy(8);
+    build_db(root.path(), &Rules::EMPTY_CAPTURE, 6, 8);
+    let other = layer_path(&database_dir(root.path(), &Rules::EMPTY_CAPTURE, 6), 8);
+    fs::copy(other, &path).unwrap();
+    let err = probe_eight_seeds(root.path()).unwrap_err();
+    assert!(matches!(&err, DbError::WrongRules { found, .. } if found == "empty-capture"), "{err}");
+}
+
+#[test]
+fn a_missing_layer_is_a_typed_error() {
+    let (root, path) = damaged_copy(5);
+    fs::remove_file(&path).unwrap();
+    let err = probe_eight_seeds(root.path()).unwrap_err();
+    assert!(matches!(err, DbError::MissingLayer { seeds: 5, .. }), "{err}");
+    let nowhere = tempfile::tempdir().unwrap();
+    assert!(matches!(probe_eight_seeds(nowhere.path()).unwrap_err(), DbError::NoDatabase { .. }));
+}
+
+/// Stops the build after a given layer, as a killed process would (minus the half-written file,
+/// which the test leaves behind by hand).
+struct StopAfter(usize, AtomicBool);
+
+impl Progress for StopAfter {
+    fn layer_finished(&self, report: &LayerReport) {
+        if report.seeds == self.0 {
+            self.1.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn should_stop(&self) -> bool {
+        self.1.load(Ordering::Relaxed)
+    }
+}
+
+#[test]
+fn an_interrupted_build_resumes_and_produces_identical_files() {
+    let rules = Rules::EMPTY_CAPTURE;
+    let fresh = tempfile::tempdir().unwrap();
+    build_db(fresh.path(), &rules, 6, 11);
+
+    let resumed = tempfile::tempdir().unwrap();
+    let options = BuildOptions { max_seeds: 11, compress: true };
+    let err = build::build(resumed.path(), &rules, 6, &options, &StopAfter(7, AtomicBool::new(false))).unwrap_err();
+    assert!(matches!(err, DbError::Interrupted { last_complete: Some(7) }), "{err}");
+    let dir = database_dir(resumed.path(), &rules, 6);
+    assert!(!layer_path(&dir, 8).exists());
+    // What a process killed while writing layer 8 leaves behind.
+    fs::write(dir.join("layer-08.kdb.tmp"), b"half a layer").unwrap();
+
+    let reports = build_db(resumed.path(), &rules, 6, 11);
+    assert!(reports.iter().all(|r| r.reused == (r.seeds <= 7)), "{reports:?}");
+    for seeds in 0..=11 {
+        let a = fs::read(layer_path(&database_dir(fresh.path(), &rules, 6), seeds)).unwrap();
+        let b = fs::read(layer_path(&dir, seeds)).unwrap();
+        assert!(a == b, "layer {seeds} differs after resuming");
+    }
+    assert!(!dir.join("layer-08.kdb.tmp").exists(), "the temporary file was replaced");
+}
