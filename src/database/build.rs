@@ -21,8 +21,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::format::{self, Header};
-use super::{DbError, best_board_value, database_dir, layer_path};
-use crate::board::Position;
+use super::{DbError, MoveEffect, database_dir, layer_path};
+use crate::board::{MAX_HOUSES, Position};
 use crate::index::{Layer, MAX_LAYER_SEEDS, RowTable};
 use crate::rules::Rules;
 
@@ -182,15 +182,9 @@ impl Builder {
                 }
             }
             items.into_par_iter().for_each(|(a, mover_rows, opponent_rows)| {
-                let (movers, opponents) = (&self.tables[a], &self.tables[seeds - a]);
                 for &opponent in opponent_rows {
-                    for &mover in mover_rows {
-                        let position = Position::from_rows(movers.row(mover), opponents.row(opponent));
-                        let value = best_board_value(&self.rules, &position, &mut |child: &Position| {
-                            self.lookup(seeds, &current, child)
-                        });
-                        let index = layer.index_in_block(a, u64::from(mover), u64::from(opponent));
-                        current[index as usize].store(value as i8 as u8, Ordering::Relaxed);
+                    for batch in mover_rows.chunks(BATCH) {
+                        self.compute_batch(seeds, &current, a, batch, opponent);
                     }
                 }
                 progress.advanced((mover_rows.len() * opponent_rows.len()) as u64);
@@ -199,13 +193,88 @@ impl Builder {
         current.into_iter().map(AtomicU8::into_inner).collect()
     }
 
-    /// The board value of a position that is not over, from the finished layers or, for the
-    /// layer being built, from a position finished in an earlier round.
+    /// Values the positions of one block with mover rows `movers` (ranks) against one opponent
+    /// row. Two phases: first every child's index is computed and its value prefetched, then the
+    /// values are read. The reads of a batch then overlap in memory instead of waiting one by one.
     #[inline]
-    fn lookup(&self, building: usize, current: &[AtomicU8], child: &Position) -> i32 {
-        let seeds = child.seeds_on_board() as usize;
-        let index = self.layers[seeds].index(child.mover_houses(), child.opponent_houses()) as usize;
-        let byte = if seeds == building { current[index].load(Ordering::Relaxed) } else { self.finished[seeds][index] };
-        i32::from(byte as i8)
+    fn compute_batch(&self, seeds: usize, current: &[AtomicU8], a: usize, movers: &[u32], opponent: u32) {
+        let layer = &self.layers[seeds];
+        let (mover_table, opponent_row) = (&self.tables[a], self.tables[seeds - a].row(opponent));
+        let mut reads = [ChildRead::EMPTY; BATCH * MAX_HOUSES];
+        let mut ends = [0usize; BATCH];
+        let mut count = 0;
+        for (k, &mover) in movers.iter().enumerate() {
+            let position = Position::from_rows(mover_table.row(mover), opponent_row);
+            for house in position.legal_moves() {
+                let effect = MoveEffect::of(&self.rules, &position, house);
+                let mut read = ChildRead { effect, seeds: 0, index: 0 };
+                if !effect.over {
+                    let child = &effect.child;
+                    read.seeds = child.seeds_on_board() as usize;
+                    read.index = self.layers[read.seeds].index(child.mover_houses(), child.opponent_houses()) as usize;
+                    if read.seeds == seeds {
+                        prefetch(current.as_ptr().wrapping_add(read.index).cast());
+                    } else {
+                        prefetch(self.finished[read.seeds].as_ptr().wrapping_add(read.index));
+                    }
+                }
+                reads[count] = read;
+                count += 1;
+            }
+            ends[k] = count;
+        }
+        let mut start = 0;
+        for (k, &mover) in movers.iter().enumerate() {
+            let best = reads[start..ends[k]]
+                .iter()
+                .map(|read| {
+                    let child_value = if read.effect.over {
+                        0
+                    } else if read.seeds == seeds {
+                        i32::from(current[read.index].load(Ordering::Relaxed) as i8)
+                    } else {
+                        i32::from(self.finished[read.seeds][read.index] as i8)
+                    };
+                    read.effect.value(child_value)
+                })
+                .max()
+                .expect("a position that is not over has a move");
+            start = ends[k];
+            let index = layer.index_in_block(a, u64::from(mover), u64::from(opponent));
+            current[index as usize].store(best as i8 as u8, Ordering::Relaxed);
+        }
     }
+}
+
+/// Positions valued together, so that their children's reads overlap.
+const BATCH: usize = 16;
+
+/// A child whose value phase two reads: the move's effect and where the child's value is.
+#[derive(Clone, Copy)]
+struct ChildRead {
+    effect: MoveEffect,
+    seeds: usize,
+    index: usize,
+}
+
+impl ChildRead {
+    const EMPTY: ChildRead = ChildRead {
+        effect: MoveEffect { child: Position::EMPTY, gain: 0, extra_turn: false, over: true },
+        seeds: 0,
+        index: 0,
+    };
+}
+
+/// Asks the processor to bring the cache line at `address` in; no effect on results.
+#[inline(always)]
+fn prefetch(address: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: a prefetch is only a hint: it never faults, whatever the address, and reads
+        // nothing the program sees.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(address.cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
 }

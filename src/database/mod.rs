@@ -136,9 +136,40 @@ pub fn layer_path(dir: &Path, seeds: usize) -> PathBuf {
     dir.join(format!("layer-{seeds:02}.kdb"))
 }
 
-/// The board value after playing `house` from `position`, for the side that played it: what the
-/// move gains now plus what the following position is worth, given `lookup`, the board value of
-/// any position that is not over (from the child's mover's view).
+/// What a move does, as far as values go: the position it leads to and how that position's
+/// board value turns into the mover's.
+#[derive(Clone, Copy)]
+pub struct MoveEffect {
+    /// The position after the move, without stores.
+    pub child: Position,
+    /// What the move banked, for the child's mover (stores of the child).
+    pub gain: i32,
+    /// The same side moves again.
+    pub extra_turn: bool,
+    /// The game is over: the child has no board value.
+    pub over: bool,
+}
+
+impl MoveEffect {
+    /// Plays `house` from `position` (stores ignored).
+    #[inline]
+    pub fn of(rules: &Rules, position: &Position, house: usize) -> MoveEffect {
+        let mut child = position.without_stores();
+        let outcome = child.play(rules, house);
+        MoveEffect { child, gain: child.margin(), extra_turn: outcome.extra_turn, over: outcome.over }
+    }
+
+    /// The move's board value for the side that played it, given the child's board value (0
+    /// when the game is over).
+    #[inline]
+    pub fn value(&self, child_value: i32) -> i32 {
+        let total = self.gain + child_value;
+        if self.extra_turn { total } else { -total }
+    }
+}
+
+/// The board value after playing `house` from `position`, for the side that played it, given
+/// `lookup`, the board value of any position that is not over (from its mover's view).
 #[inline]
 pub fn move_board_value(
     rules: &Rules,
@@ -146,11 +177,8 @@ pub fn move_board_value(
     house: usize,
     lookup: &mut impl FnMut(&Position) -> i32,
 ) -> i32 {
-    let mut child = position.without_stores();
-    let outcome = child.play(rules, house);
-    let later = if outcome.over { 0 } else { lookup(&child) };
-    let total = child.margin() + later;
-    if outcome.extra_turn { total } else { -total }
+    let effect = MoveEffect::of(rules, position, house);
+    effect.value(if effect.over { 0 } else { lookup(&effect.child) })
 }
 
 /// The board value of a position that is not over: the best move's value.
