@@ -53,13 +53,20 @@ pub fn row_count(houses: usize, seeds: usize) -> u64 {
 /// The rank of a row among rows with the same number of seeds and houses.
 #[inline]
 pub fn rank_row(row: &[u8]) -> u64 {
+    rank_and_seeds(row).0
+}
+
+/// The rank of a row and the seeds it holds, in one pass.
+#[inline]
+pub fn rank_and_seeds(row: &[u8]) -> (u64, usize) {
     let mut rank = 0;
     let mut prefix = 0usize;
-    for (j, &seeds) in row[..row.len() - 1].iter().enumerate() {
+    let (last, rest) = row.split_last().expect("a row has houses");
+    for (j, &seeds) in rest.iter().enumerate() {
         prefix += usize::from(seeds);
         rank += binomial(prefix + j, j + 1);
     }
-    rank
+    (rank, prefix + usize::from(*last))
 }
 
 /// The row of `houses` houses holding `seeds` seeds with the given rank (inverse of [`rank_row`]).
@@ -156,9 +163,9 @@ impl Layer {
     /// The index of the position with these rows (mover first), which must belong to the layer.
     #[inline]
     pub fn index(&self, mover: &[u8], opponent: &[u8]) -> u64 {
-        let a: usize = mover.iter().map(|&s| usize::from(s)).sum();
+        let (mover_rank, a) = rank_and_seeds(mover);
         debug_assert!(self.blocks().contains(&a));
-        self.index_in_block(a, rank_row(mover), rank_row(opponent))
+        self.index_in_block(a, mover_rank, rank_row(opponent))
     }
 
     /// The index from the mover row's seed count and both rows' ranks.

@@ -89,6 +89,31 @@ fn query_answers_include_stores_and_every_move() {
     assert!(matches!(err, DbError::BeyondDatabase { seeds: 12, max_seeds: 8 }), "{err}");
 }
 
+#[test]
+fn batched_probes_equal_single_probes() {
+    let root = tempfile::tempdir().unwrap();
+    build_db(root.path(), &Rules::BGA, 5, 9);
+    let db = Database::open(root.path(), &Rules::BGA, 5).unwrap();
+    let mut random = Lcg(7);
+    // Random rows of up to 9 seeds in all, over positions included (an empty row).
+    let positions: Vec<Position> = (0..1000)
+        .map(|_| {
+            let mut rows = [0u8; 10];
+            for _ in 0..random.below(10) {
+                rows[random.below(10) as usize] += 1;
+            }
+            Position::from_rows(&rows[..5], &rows[5..])
+        })
+        .collect();
+    let mut batched = vec![0; positions.len()];
+    db.board_values(&positions, &mut batched).unwrap();
+    for (position, value) in positions.iter().zip(batched) {
+        assert_eq!(db.board_value(position).unwrap(), value, "{position}");
+    }
+    let too_big = [Position::start(5, 1).unwrap()];
+    assert!(matches!(db.board_values(&too_big, &mut [0]), Err(DbError::BeyondDatabase { seeds: 10, .. })));
+}
+
 /// A small database to damage, and the path of one of its layers.
 fn damaged_copy(seeds: usize) -> (tempfile::TempDir, std::path::PathBuf) {
     let root = tempfile::tempdir().unwrap();

@@ -92,6 +92,29 @@ pub struct QueryArgs {
     json: bool,
 }
 
+#[derive(Args)]
+pub struct ProbeBenchArgs {
+    /// Houses per side of the database to probe.
+    #[arg(long, value_name = "M", default_value_t = 6)]
+    houses: usize,
+    #[command(flatten)]
+    rules: RulesArgs,
+    #[command(flatten)]
+    db: DbArgs,
+    /// Random positions to draw; each is probed once per round.
+    #[arg(long, value_name = "N", default_value_t = 4_000_000)]
+    positions: usize,
+    /// Rounds over the positions.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    rounds: usize,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
 fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
     if threads == Some(0) {
         return Err(input_error("--threads must be at least 1"));
@@ -330,4 +353,65 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
         }
     }
     Ok(text)
+}
+
+/// Random probes per second: every layer is loaded first, then uniformly drawn positions of the
+/// whole database (a fixed sequence) are probed in parallel; only the probes are timed.
+pub fn probe_bench(args: &ProbeBenchArgs) -> anyhow::Result<String> {
+    use rayon::prelude::*;
+    let pool = thread_pool(args.threads)?;
+    let db = Database::open(&args.db.db, &args.rules.resolve(), args.houses)?;
+    db.verify_checksums()?;
+    let layers: Vec<_> = (0..=db.max_seeds()).map(|s| db.layer(s).expect("a layer")).collect();
+    let total: u64 = layers.iter().map(|l| l.len()).sum();
+    let m = db.houses();
+    let positions: Vec<Position> = (0..args.positions as u64)
+        .into_par_iter()
+        .map(|k| {
+            // splitmix64 of the draw number: a fixed, well-spread sequence.
+            let mut z = k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            let mut index = (z ^ (z >> 31)) % total;
+            let layer = layers
+                .iter()
+                .find(|l| {
+                    index < l.len() || {
+                        index -= l.len();
+                        false
+                    }
+                })
+                .expect("an index in range");
+            let (mut mover, mut opponent) = ([0u8; kalah::board::MAX_HOUSES], [0u8; kalah::board::MAX_HOUSES]);
+            layer.rows(index, &mut mover[..m], &mut opponent[..m]);
+            Position::from_rows(&mover[..m], &opponent[..m])
+        })
+        .collect();
+    let probes = (args.positions * args.rounds) as f64;
+    let time = |probe: &(dyn Fn(&[Position]) -> i64 + Sync)| {
+        let clock = Instant::now();
+        let checksum: i64 =
+            pool.install(|| (0..args.rounds).map(|_| positions.par_chunks(4096).map(probe).sum::<i64>()).sum());
+        (probes / clock.elapsed().as_secs_f64(), checksum)
+    };
+    let (single, checksum) = time(&|chunk| chunk.iter().map(|p| i64::from(db.board_value(p).unwrap_or(0))).sum());
+    let (batched, batched_checksum) = time(&|chunk| {
+        let mut out = vec![0; chunk.len()];
+        db.board_values(chunk, &mut out).map_or(0, |()| out.iter().map(|&v| i64::from(v)).sum())
+    });
+    anyhow::ensure!(checksum == batched_checksum, "batched probes disagree with single probes");
+    if args.json {
+        let value = json!({
+            "dir": db.dir(), "probes": probes, "threads": pool.current_num_threads(), "checksum": checksum,
+            "probes_per_second": single, "batched_probes_per_second": batched,
+        });
+        return Ok(format!("{value}\n"));
+    }
+    Ok(format!(
+        "{}: {probes} random probes on {} threads: {:.1} M probes/s one at a time, {:.1} M probes/s in batches of 16 (checksum {checksum})\n",
+        db.dir().display(),
+        pool.current_num_threads(),
+        single / 1e6,
+        batched / 1e6,
+    ))
 }

@@ -41,6 +41,8 @@ enum Command {
     Verify(database::VerifyArgs),
     /// Value of a position and of each of its moves, from the database.
     Query(database::QueryArgs),
+    /// Measure random database probes per second.
+    ProbeBench(database::ProbeBenchArgs),
 }
 
 /// The rule system: a named set, then any dimension overridden.
@@ -153,6 +155,7 @@ fn main() -> ExitCode {
         Command::Info(args) => database::info(&args),
         Command::Verify(args) => database::verify(&args),
         Command::Query(args) => database::query(&args),
+        Command::ProbeBench(args) => database::probe_bench(&args),
     };
     match result.and_then(|text| write_stdout(&text)) {
         Ok(()) => ExitCode::SUCCESS,

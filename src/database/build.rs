@@ -21,7 +21,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::format::{self, Header};
-use super::{DbError, MoveEffect, database_dir, layer_path};
+use super::{DbError, LayerBuffer, MoveEffect, database_dir, layer_path, prefetch};
 use crate::board::{MAX_HOUSES, Position};
 use crate::index::{Layer, MAX_LAYER_SEEDS, RowTable};
 use crate::rules::Rules;
@@ -98,7 +98,7 @@ pub fn build(
             builder.finished.push(builder.reuse(&path, seeds)?);
             LayerReport {
                 seeds,
-                positions: builder.finished[seeds].len() as u64,
+                positions: builder.finished[seeds].bytes().len() as u64,
                 bytes: file_len(&path)?,
                 seconds: 0.0,
                 reused: true,
@@ -106,8 +106,9 @@ pub fn build(
         } else {
             let entries = builder.layers[seeds].len();
             progress.layer_started(seeds, entries);
-            let values = builder.compute(seeds, progress);
-            let (encoding, payload) = format::encode_values(&values, options.compress);
+            let values =
+                builder.compute(seeds, progress).map_err(|source| DbError::Io { path: path.clone(), source })?;
+            let (encoding, payload) = format::encode_values(values.bytes(), options.compress);
             let header = Header {
                 houses,
                 seeds,
@@ -146,7 +147,7 @@ struct Builder {
     /// The index of each layer, by seeds.
     layers: Vec<Layer>,
     /// Values of the finished layers, by seeds: i8 bit patterns in index order.
-    finished: Vec<Vec<u8>>,
+    finished: Vec<LayerBuffer>,
     /// Rows of each seed count, by seeds.
     tables: Vec<RowTable>,
 }
@@ -156,16 +157,20 @@ const WORK_ITEM: usize = 1 << 13;
 
 impl Builder {
     /// Loads a complete layer file from an earlier build, checking it fully.
-    fn reuse(&self, path: &Path, seeds: usize) -> Result<Vec<u8>, DbError> {
+    fn reuse(&self, path: &Path, seeds: usize) -> Result<LayerBuffer, DbError> {
         let (header, map, start) = super::open_layer(path, &self.rules, self.houses, seeds)?;
         let values = super::load_values(path, &header, map, start)?;
-        Ok(values.bytes().to_vec())
+        let mut buffer = LayerBuffer::zeroed(values.bytes().len())
+            .map_err(|source| DbError::Io { path: path.to_path_buf(), source })?;
+        buffer.bytes_mut().copy_from_slice(values.bytes());
+        Ok(buffer)
     }
 
     /// Computes every value of layer `seeds`, whose smaller layers are finished.
-    fn compute(&self, seeds: usize, progress: &dyn Progress) -> Vec<u8> {
+    fn compute(&self, seeds: usize, progress: &dyn Progress) -> std::io::Result<LayerBuffer> {
         let layer = &self.layers[seeds];
-        let current: Vec<AtomicU8> = (0..layer.len()).map(|_| AtomicU8::new(0)).collect();
+        let mut buffer = LayerBuffer::zeroed(layer.len() as usize)?;
+        let current = buffer.atomics();
         let max_potential = self.houses * seeds;
         for round in (0..=max_potential).rev() {
             let mut items = Vec::new();
@@ -184,13 +189,13 @@ impl Builder {
             items.into_par_iter().for_each(|(a, mover_rows, opponent_rows)| {
                 for &opponent in opponent_rows {
                     for batch in mover_rows.chunks(BATCH) {
-                        self.compute_batch(seeds, &current, a, batch, opponent);
+                        self.compute_batch(seeds, current, a, batch, opponent);
                     }
                 }
                 progress.advanced((mover_rows.len() * opponent_rows.len()) as u64);
             });
         }
-        current.into_iter().map(AtomicU8::into_inner).collect()
+        Ok(buffer)
     }
 
     /// Values the positions of one block with mover rows `movers` (ranks) against one opponent
@@ -215,7 +220,7 @@ impl Builder {
                     if read.seeds == seeds {
                         prefetch(current.as_ptr().wrapping_add(read.index).cast());
                     } else {
-                        prefetch(self.finished[read.seeds].as_ptr().wrapping_add(read.index));
+                        prefetch(self.finished[read.seeds].bytes().as_ptr().wrapping_add(read.index));
                     }
                 }
                 reads[count] = read;
@@ -233,7 +238,7 @@ impl Builder {
                     } else if read.seeds == seeds {
                         i32::from(current[read.index].load(Ordering::Relaxed) as i8)
                     } else {
-                        i32::from(self.finished[read.seeds][read.index] as i8)
+                        i32::from(self.finished[read.seeds].bytes()[read.index] as i8)
                     };
                     read.effect.value(child_value)
                 })
@@ -263,18 +268,4 @@ impl ChildRead {
         seeds: 0,
         index: 0,
     };
-}
-
-/// Asks the processor to bring the cache line at `address` in; no effect on results.
-#[inline(always)]
-fn prefetch(address: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        // SAFETY: a prefetch is only a hint: it never faults, whatever the address, and reads
-        // nothing the program sees.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(address.cast()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = address;
 }
