@@ -229,6 +229,12 @@ impl RowTable {
         &self.rows[rank as usize][..self.houses]
     }
 
+    /// The row with this rank, zero-padded to [`MAX_HOUSES`] houses.
+    #[inline]
+    pub fn padded_row(&self, rank: u32) -> &[u8; MAX_HOUSES] {
+        &self.rows[rank as usize]
+    }
+
     /// Number of rows.
     pub fn len(&self) -> usize {
         self.rows.len()

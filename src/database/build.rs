@@ -204,12 +204,14 @@ impl Builder {
     #[inline]
     fn compute_batch(&self, seeds: usize, current: &[AtomicU8], a: usize, movers: &[u32], opponent: u32) {
         let layer = &self.layers[seeds];
-        let (mover_table, opponent_row) = (&self.tables[a], self.tables[seeds - a].row(opponent));
+        let (mover_table, opponent_row) = (&self.tables[a], self.tables[seeds - a].padded_row(opponent));
         let mut reads = [ChildRead::EMPTY; BATCH * MAX_HOUSES];
         let mut ends = [0usize; BATCH];
         let mut count = 0;
         for (k, &mover) in movers.iter().enumerate() {
-            let position = Position::from_rows(mover_table.row(mover), opponent_row);
+            let position = Position::from_padded_rows(self.houses, mover_table.padded_row(mover), opponent_row);
+            let own_index = layer.index_in_block(a, u64::from(mover), u64::from(opponent)) as usize;
+            prefetch(current.as_ptr().wrapping_add(own_index).cast());
             for house in position.legal_moves() {
                 let effect = MoveEffect::of(&self.rules, &position, house);
                 let mut read = ChildRead { effect, seeds: 0, index: 0 };
