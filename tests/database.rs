@@ -13,7 +13,7 @@ use kalah::solve::Solver;
 use kalah::{Position, parse_position};
 
 fn build_db(root: &Path, rules: &Rules, houses: usize, max_seeds: usize) -> Vec<LayerReport> {
-    let options = BuildOptions { max_seeds, compress: true };
+    let options = BuildOptions { max_seeds, compress: true, reference_moves: false };
     build::build(root, rules, houses, &options, &Silent).expect("the build succeeds")
 }
 
@@ -201,7 +201,7 @@ fn an_interrupted_build_resumes_and_produces_identical_files() {
     build_db(fresh.path(), &rules, 6, 11);
 
     let resumed = tempfile::tempdir().unwrap();
-    let options = BuildOptions { max_seeds: 11, compress: true };
+    let options = BuildOptions { max_seeds: 11, compress: true, reference_moves: false };
     let err = build::build(resumed.path(), &rules, 6, &options, &StopAfter(7, AtomicBool::new(false))).unwrap_err();
     assert!(matches!(err, DbError::Interrupted { last_complete: Some(7) }), "{err}");
     let dir = database_dir(resumed.path(), &rules, 6);
@@ -217,4 +217,35 @@ fn an_interrupted_build_resumes_and_produces_identical_files() {
         assert!(a == b, "layer {seeds} differs after resuming");
     }
     assert!(!dir.join("layer-08.kdb.tmp").exists(), "the temporary file was replaced");
+}
+
+#[test]
+fn the_fast_builder_path_writes_the_same_files_as_the_plain_move_generator() {
+    use kalah::rules::End;
+    let mut combinations = 0;
+    for capture in [Capture::Standard, Capture::Empty, Capture::None] {
+        for end in [End::EitherEmpty, End::MoverCannotMove] {
+            for remaining in [Remaining::Owner, Remaining::Discard] {
+                for extra_turn in [true, false] {
+                    let rules = Rules { capture, end, remaining, extra_turn, ..Rules::STANDARD };
+                    // 3 houses up to 13 seeds: sowings of 7 or more lap that board.
+                    for (houses, max_seeds) in [(3, 13), (6, 9), (8, 6)] {
+                        let roots = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+                        for (root, reference_moves) in roots.iter().zip([false, true]) {
+                            let options = BuildOptions { max_seeds, compress: false, reference_moves };
+                            build::build(root.path(), &rules, houses, &options, &Silent).unwrap();
+                        }
+                        for seeds in 0..=max_seeds {
+                            let [fast, plain] = roots.each_ref().map(|root| {
+                                fs::read(layer_path(&database_dir(root.path(), &rules, houses), seeds)).unwrap()
+                            });
+                            assert!(fast == plain, "{rules}, {houses} houses, layer {seeds}: the fast path differs");
+                        }
+                    }
+                    combinations += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(combinations, 24);
 }

@@ -178,7 +178,7 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<String> {
         return Err(input_error(DbError::Cycles.to_string()));
     }
     let pool = thread_pool(args.threads)?;
-    let options = BuildOptions { max_seeds: args.max_seeds, compress: !args.raw };
+    let options = BuildOptions { max_seeds: args.max_seeds, compress: !args.raw, reference_moves: false };
     let clock = Instant::now();
     let bars = Bars { current: Mutex::new(None) };
     let reports = pool.install(|| build::build(&args.db.db, &rules, args.houses, &options, &bars))?;

@@ -20,6 +20,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::fast::{self, OpponentRow};
 use super::format::{self, Header};
 use super::{DbError, LayerBuffer, MoveEffect, database_dir, layer_path, prefetch};
 use crate::board::{MAX_HOUSES, Position};
@@ -33,6 +34,9 @@ pub struct BuildOptions {
     pub max_seeds: usize,
     /// Compress layers with zstd where it pays (off: raw files, probed straight from the map).
     pub compress: bool,
+    /// Value every move with the plain move generator, never the fast path (for tests that
+    /// check the two agree).
+    pub reference_moves: bool,
 }
 
 /// Hears about a build's progress; called from worker threads.
@@ -87,7 +91,8 @@ pub fn build(
     let rules = rules.for_values();
     let dir = database_dir(root, &rules, houses);
     fs::create_dir_all(&dir).map_err(|source| DbError::Io { path: dir.clone(), source })?;
-    let mut builder = Builder { rules, houses, layers: Vec::new(), finished: Vec::new(), tables: Vec::new() };
+    let fast = fast::applies(&rules) && !options.reference_moves;
+    let mut builder = Builder { rules, houses, fast, layers: Vec::new(), finished: Vec::new(), tables: Vec::new() };
     let mut reports = Vec::new();
     for seeds in 0..=options.max_seeds {
         let path = layer_path(&dir, seeds);
@@ -144,6 +149,8 @@ fn file_len(path: &Path) -> Result<u64, DbError> {
 struct Builder {
     rules: Rules,
     houses: usize,
+    /// Whether moves go through the fast path.
+    fast: bool,
     /// The index of each layer, by seeds.
     layers: Vec<Layer>,
     /// Values of the finished layers, by seeds: i8 bit patterns in index order.
@@ -188,8 +195,10 @@ impl Builder {
             }
             items.into_par_iter().for_each(|(a, mover_rows, opponent_rows)| {
                 for &opponent in opponent_rows {
+                    let opponent =
+                        (opponent, OpponentRow::new(self.tables[seeds - a].padded_row(opponent), self.houses));
                     for batch in mover_rows.chunks(BATCH) {
-                        self.compute_batch(seeds, current, a, batch, opponent);
+                        self.compute_batch(seeds, current, a, batch, &opponent);
                     }
                 }
                 progress.advanced((mover_rows.len() * opponent_rows.len()) as u64);
@@ -199,31 +208,40 @@ impl Builder {
     }
 
     /// Values the positions of one block with mover rows `movers` (ranks) against one opponent
-    /// row. Two phases: first every child's index is computed and its value prefetched, then the
-    /// values are read. The reads of a batch then overlap in memory instead of waiting one by one.
+    /// row (its rank and its sown variants). Two phases: first every child's index is computed and
+    /// its value prefetched, then the values are read. The reads of a batch then overlap in memory
+    /// instead of waiting one by one.
     #[inline]
-    fn compute_batch(&self, seeds: usize, current: &[AtomicU8], a: usize, movers: &[u32], opponent: u32) {
+    fn compute_batch(
+        &self,
+        seeds: usize,
+        current: &[AtomicU8],
+        a: usize,
+        movers: &[u32],
+        (opponent, opponent_row): &(u32, OpponentRow),
+    ) {
         let layer = &self.layers[seeds];
-        let (mover_table, opponent_row) = (&self.tables[a], self.tables[seeds - a].padded_row(opponent));
-        let mut reads = [ChildRead::EMPTY; BATCH * MAX_HOUSES];
+        let mover_table = &self.tables[a];
+        let mut reads = [ChildRead::finished(0); BATCH * MAX_HOUSES];
         let mut ends = [0usize; BATCH];
         let mut count = 0;
         for (k, &mover) in movers.iter().enumerate() {
-            let position = Position::from_padded_rows(self.houses, mover_table.padded_row(mover), opponent_row);
-            let own_index = layer.index_in_block(a, u64::from(mover), u64::from(opponent)) as usize;
+            let own_index = layer.index_in_block(a, u64::from(mover), u64::from(*opponent)) as usize;
             prefetch(current.as_ptr().wrapping_add(own_index).cast());
-            for house in position.legal_moves() {
-                let effect = MoveEffect::of(&self.rules, &position, house);
-                let mut read = ChildRead { effect, seeds: 0, index: 0 };
-                if !effect.over {
-                    let child = &effect.child;
-                    read.seeds = child.seeds_on_board() as usize;
-                    read.index = self.layers[read.seeds].index(child.mover_houses(), child.opponent_houses()) as usize;
-                    if read.seeds == seeds {
-                        prefetch(current.as_ptr().wrapping_add(read.index).cast());
-                    } else {
-                        prefetch(self.finished[read.seeds].bytes().as_ptr().wrapping_add(read.index));
-                    }
+            let mover_row = mover_table.padded_row(mover);
+            for house in (0..self.houses).filter(|&house| mover_row[house] != 0) {
+                let read = self
+                    .fast
+                    .then(|| fast::child_read(&self.rules, &self.layers, seeds, mover_row, opponent_row, house))
+                    .flatten()
+                    .unwrap_or_else(|| {
+                        let position = Position::from_padded_rows(self.houses, mover_row, opponent_row.row());
+                        self.generic_read(&position, house)
+                    });
+                if read.seeds == seeds {
+                    prefetch(current.as_ptr().wrapping_add(read.index).cast());
+                } else if read.seeds != ChildRead::NONE {
+                    prefetch(self.finished[read.seeds].bytes().as_ptr().wrapping_add(read.index));
                 }
                 reads[count] = read;
                 count += 1;
@@ -234,40 +252,59 @@ impl Builder {
         for (k, &mover) in movers.iter().enumerate() {
             let best = reads[start..ends[k]]
                 .iter()
-                .map(|read| {
-                    let child_value = if read.effect.over {
-                        0
-                    } else if read.seeds == seeds {
-                        i32::from(current[read.index].load(Ordering::Relaxed) as i8)
-                    } else {
-                        i32::from(self.finished[read.seeds].bytes()[read.index] as i8)
-                    };
-                    read.effect.value(child_value)
+                .map(|read| match read.seeds {
+                    ChildRead::NONE => read.constant,
+                    child if child == seeds => read.value(current[read.index].load(Ordering::Relaxed)),
+                    child => read.value(self.finished[child].bytes()[read.index]),
                 })
                 .max()
                 .expect("a position that is not over has a move");
             start = ends[k];
-            let index = layer.index_in_block(a, u64::from(mover), u64::from(opponent));
+            let index = layer.index_in_block(a, u64::from(mover), u64::from(*opponent));
             current[index as usize].store(best as i8 as u8, Ordering::Relaxed);
         }
+    }
+
+    /// The read a move needs, from the plain move generator.
+    fn generic_read(&self, position: &Position, house: usize) -> ChildRead {
+        let effect = MoveEffect::of(&self.rules, position, house);
+        if effect.over {
+            return ChildRead::finished(effect.value(0));
+        }
+        let child = &effect.child;
+        let seeds = child.seeds_on_board() as usize;
+        let index = self.layers[seeds].index(child.mover_houses(), child.opponent_houses()) as usize;
+        // value(v) is gain + v after an extra turn, -(gain + v) otherwise.
+        let sign = if effect.extra_turn { 1 } else { -1 };
+        ChildRead { constant: sign * effect.gain, sign, seeds, index }
     }
 }
 
 /// Positions valued together, so that their children's reads overlap.
 const BATCH: usize = 16;
 
-/// A child whose value phase two reads: the move's effect and where the child's value is.
+/// What phase two needs of a move: its value is `constant + sign * (child's board value)`, the
+/// child's value being at `index` of layer `seeds`; or just `constant` when the game is over.
 #[derive(Clone, Copy)]
-struct ChildRead {
-    effect: MoveEffect,
-    seeds: usize,
-    index: usize,
+pub(super) struct ChildRead {
+    pub(super) constant: i32,
+    pub(super) sign: i32,
+    pub(super) seeds: usize,
+    pub(super) index: usize,
 }
 
 impl ChildRead {
-    const EMPTY: ChildRead = ChildRead {
-        effect: MoveEffect { child: Position::EMPTY, gain: 0, extra_turn: false, over: true },
-        seeds: 0,
-        index: 0,
-    };
+    /// `seeds` of a move that ended the game: nothing to read.
+    pub(super) const NONE: usize = usize::MAX;
+
+    /// A move that ended the game with this value.
+    pub(super) const fn finished(value: i32) -> ChildRead {
+        ChildRead { constant: value, sign: 0, seeds: ChildRead::NONE, index: 0 }
+    }
+
+    /// The move's value given the child's stored byte.
+    #[inline]
+    fn value(&self, child: u8) -> i32 {
+        self.constant + self.sign * i32::from(child as i8)
+    }
 }

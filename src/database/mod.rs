@@ -7,6 +7,7 @@
 //! rule. Files live in `ROOT/<houses>h-<rules>/layer-<seeds>.kdb`.
 
 pub mod build;
+mod fast;
 pub mod format;
 
 use std::fs::File;
