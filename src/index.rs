@@ -57,7 +57,7 @@ pub fn rank_row(row: &[u8]) -> u64 {
 }
 
 /// The rank of a row and the seeds it holds, in one pass.
-#[inline]
+#[inline(always)]
 pub fn rank_and_seeds(row: &[u8]) -> (u64, usize) {
     let mut rank = 0;
     let mut prefix = 0usize;

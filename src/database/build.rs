@@ -194,11 +194,12 @@ impl Builder {
                 }
             }
             items.into_par_iter().for_each(|(a, mover_rows, opponent_rows)| {
+                let mut reads = [ChildRead::finished(0); BATCH * MAX_HOUSES];
                 for &opponent in opponent_rows {
                     let opponent =
                         (opponent, OpponentRow::new(self.tables[seeds - a].padded_row(opponent), self.houses));
                     for batch in mover_rows.chunks(BATCH) {
-                        self.compute_batch(seeds, current, a, batch, &opponent);
+                        self.compute_batch(seeds, current, a, batch, &opponent, &mut reads);
                     }
                 }
                 progress.advanced((mover_rows.len() * opponent_rows.len()) as u64);
@@ -210,7 +211,7 @@ impl Builder {
     /// Values the positions of one block with mover rows `movers` (ranks) against one opponent
     /// row (its rank and its sown variants). Two phases: first every child's index is computed and
     /// its value prefetched, then the values are read. The reads of a batch then overlap in memory
-    /// instead of waiting one by one.
+    /// instead of waiting one by one. `reads` is scratch space, reused across batches.
     #[inline]
     fn compute_batch(
         &self,
@@ -219,10 +220,10 @@ impl Builder {
         a: usize,
         movers: &[u32],
         (opponent, opponent_row): &(u32, OpponentRow),
+        reads: &mut [ChildRead; BATCH * MAX_HOUSES],
     ) {
         let layer = &self.layers[seeds];
         let mover_table = &self.tables[a];
-        let mut reads = [ChildRead::finished(0); BATCH * MAX_HOUSES];
         let mut ends = [0usize; BATCH];
         let mut count = 0;
         for (k, &mover) in movers.iter().enumerate() {
