@@ -1,11 +1,12 @@
 //! The database commands: `build`, `info`, `verify` and `query`.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use kalah::Position;
 use kalah::database::build::{self, BuildOptions, LayerReport, Progress};
 use kalah::database::{Database, DbError, database_dir};
@@ -122,32 +123,40 @@ fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
     Ok(rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).build()?)
 }
 
-/// One indicatif bar per layer on stderr: positions per second and time left.
+/// One indicatif bar per layer on stderr: positions per second and time left. A layer's file is
+/// written while the next layer is computed, so two bars can be live at once.
+#[derive(Default)]
 struct Bars {
-    current: Mutex<Option<ProgressBar>>,
+    multi: MultiProgress,
+    by_layer: Mutex<HashMap<usize, ProgressBar>>,
+    computing: Mutex<Option<ProgressBar>>,
 }
 
 impl Progress for Bars {
     fn layer_started(&self, seeds: usize, positions: u64) {
-        let bar = ProgressBar::new(positions).with_style(
-            ProgressStyle::with_template(
-                "layer {prefix:>2} [{bar:30}] {human_pos}/{human_len} {per_sec} ETA {eta} {msg}",
-            )
-            .expect("a valid progress template")
-            .progress_chars("=> "),
+        let bar = self.multi.add(ProgressBar::new(positions)).with_style(
+            ProgressStyle::with_template("layer {prefix:>2} [{bar:30}] {human_pos}/{human_len} {rate} ETA {eta} {msg}")
+                .expect("a valid progress template")
+                .with_key("rate", |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                    let _ = write!(out, "{:.1} M positions/s", state.per_sec() / 1e6);
+                })
+                .progress_chars("=> "),
         );
         bar.set_prefix(seeds.to_string());
-        *self.current.lock().expect("progress lock") = Some(bar);
+        self.by_layer.lock().expect("progress lock").insert(seeds, bar.clone());
+        if let Some(previous) = self.computing.lock().expect("progress lock").replace(bar) {
+            previous.set_message("writing");
+        }
     }
 
     fn advanced(&self, positions: u64) {
-        if let Some(bar) = self.current.lock().expect("progress lock").as_ref() {
+        if let Some(bar) = self.computing.lock().expect("progress lock").as_ref() {
             bar.inc(positions);
         }
     }
 
     fn layer_finished(&self, report: &LayerReport) {
-        if let Some(bar) = self.current.lock().expect("progress lock").take() {
+        if let Some(bar) = self.by_layer.lock().expect("progress lock").remove(&report.seeds) {
             bar.finish_with_message(format!(
                 "{:.1} s, {}",
                 report.seconds,
@@ -180,7 +189,7 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<String> {
     let pool = thread_pool(args.threads)?;
     let options = BuildOptions { max_seeds: args.max_seeds, compress: !args.raw, reference_moves: false };
     let clock = Instant::now();
-    let bars = Bars { current: Mutex::new(None) };
+    let bars = Bars::default();
     let reports = pool.install(|| build::build(&args.db.db, &rules, args.houses, &options, &bars))?;
     let seconds = clock.elapsed().as_secs_f64();
     let dir = database_dir(&args.db.db, &rules, args.houses);

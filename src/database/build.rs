@@ -15,7 +15,9 @@
 
 use std::fs;
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -94,52 +96,101 @@ pub fn build(
     let fast = fast::applies(&rules) && !options.reference_moves;
     let mut builder = Builder { rules, houses, fast, layers: Vec::new(), finished: Vec::new(), tables: Vec::new() };
     let mut reports = Vec::new();
+    // A layer is written by a thread of its own while the next one is computed, so the cores
+    // never wait for compression and disk. One write at a time: files appear in layer order.
+    let mut writing: Option<PendingWrite> = None;
     for seeds in 0..=options.max_seeds {
         let path = layer_path(&dir, seeds);
         let clock = Instant::now();
         builder.tables.push(RowTable::new(houses, seeds));
         builder.layers.push(Layer::new(&rules, houses, seeds));
-        let report = if path.exists() {
-            builder.finished.push(builder.reuse(&path, seeds)?);
-            LayerReport {
-                seeds,
-                positions: builder.finished[seeds].bytes().len() as u64,
-                bytes: file_len(&path)?,
-                seconds: 0.0,
-                reused: true,
-            }
-        } else {
-            let entries = builder.layers[seeds].len();
-            progress.layer_started(seeds, entries);
-            let values =
-                builder.compute(seeds, progress).map_err(|source| DbError::Io { path: path.clone(), source })?;
-            let (encoding, payload) = format::encode_values(values.bytes(), options.compress);
-            let header = Header {
-                houses,
-                seeds,
-                entries,
-                encoding,
-                payload_len: payload.len() as u64,
-                payload_checksum: format::checksum(&payload),
-                rules: rules.dimensions(),
-            };
-            format::write_layer(&path, &header, &payload)?;
-            builder.finished.push(values);
-            LayerReport {
-                seeds,
-                positions: entries,
-                bytes: file_len(&path)?,
-                seconds: clock.elapsed().as_secs_f64(),
-                reused: false,
-            }
-        };
-        progress.layer_finished(&report);
-        reports.push(report);
-        if progress.should_stop() && seeds < options.max_seeds {
-            return Err(DbError::Interrupted { last_complete: Some(seeds) });
+        if path.exists() {
+            finish_write(writing.take(), progress, &mut reports, options.max_seeds)?;
+            builder.finished.push(Arc::new(builder.reuse(&path, seeds)?));
+            let positions = builder.layers[seeds].len();
+            let report = LayerReport { seeds, positions, bytes: file_len(&path)?, seconds: 0.0, reused: true };
+            record(report, progress, &mut reports, options.max_seeds)?;
+            continue;
         }
+        progress.layer_started(seeds, builder.layers[seeds].len());
+        let values = builder.compute(seeds, progress).map_err(|source| DbError::Io { path: path.clone(), source })?;
+        let values = Arc::new(values);
+        finish_write(writing.take(), progress, &mut reports, options.max_seeds)?;
+        let writer = LayerWriter { path, rules: builder.rules, houses, seeds, compress: options.compress };
+        let layer_values = Arc::clone(&values);
+        writing = Some(PendingWrite { handle: std::thread::spawn(move || writer.write(&layer_values)), clock });
+        builder.finished.push(values);
     }
+    finish_write(writing, progress, &mut reports, options.max_seeds)?;
     Ok(reports)
+}
+
+/// A layer file being written, and when its layer's work began.
+struct PendingWrite {
+    handle: JoinHandle<Result<LayerReport, DbError>>,
+    clock: Instant,
+}
+
+/// Waits for a layer file being written, if any, and records it.
+fn finish_write(
+    writing: Option<PendingWrite>,
+    progress: &dyn Progress,
+    reports: &mut Vec<LayerReport>,
+    max_seeds: usize,
+) -> Result<(), DbError> {
+    let Some(PendingWrite { handle, clock }) = writing else { return Ok(()) };
+    let mut report = handle.join().expect("the layer writer does not panic")?;
+    report.seconds = clock.elapsed().as_secs_f64();
+    record(report, progress, reports, max_seeds)
+}
+
+/// Records a complete layer; an `Interrupted` error when the caller asks to stop before the last.
+fn record(
+    report: LayerReport,
+    progress: &dyn Progress,
+    reports: &mut Vec<LayerReport>,
+    max_seeds: usize,
+) -> Result<(), DbError> {
+    progress.layer_finished(&report);
+    let seeds = report.seeds;
+    reports.push(report);
+    if progress.should_stop() && seeds < max_seeds {
+        return Err(DbError::Interrupted { last_complete: Some(seeds) });
+    }
+    Ok(())
+}
+
+/// Encodes and writes one layer file.
+struct LayerWriter {
+    path: std::path::PathBuf,
+    rules: Rules,
+    houses: usize,
+    seeds: usize,
+    compress: bool,
+}
+
+impl LayerWriter {
+    fn write(self, values: &LayerBuffer) -> Result<LayerReport, DbError> {
+        let (encoding, payload) = format::encode_values(values.bytes(), self.compress);
+        let entries = values.bytes().len() as u64;
+        let header = Header {
+            houses: self.houses,
+            seeds: self.seeds,
+            entries,
+            encoding,
+            payload_len: payload.len() as u64,
+            payload_checksum: format::checksum(&payload),
+            rules: self.rules.dimensions(),
+        };
+        format::write_layer(&self.path, &header, &payload)?;
+        Ok(LayerReport {
+            seeds: self.seeds,
+            positions: entries,
+            bytes: file_len(&self.path)?,
+            seconds: 0.0,
+            reused: false,
+        })
+    }
 }
 
 fn file_len(path: &Path) -> Result<u64, DbError> {
@@ -153,8 +204,9 @@ struct Builder {
     fast: bool,
     /// The index of each layer, by seeds.
     layers: Vec<Layer>,
-    /// Values of the finished layers, by seeds: i8 bit patterns in index order.
-    finished: Vec<LayerBuffer>,
+    /// Values of the finished layers, by seeds: i8 bit patterns in index order (shared with the
+    /// thread writing the latest one).
+    finished: Vec<Arc<LayerBuffer>>,
     /// Rows of each seed count, by seeds.
     tables: Vec<RowTable>,
 }
