@@ -1,7 +1,7 @@
 //! The database commands: `build`, `info`, `verify` and `query`.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -46,8 +46,9 @@ pub struct BuildArgs {
     json: bool,
 }
 
+/// Which databases a command looks at.
 #[derive(Args)]
-pub struct InfoArgs {
+pub struct Selection {
     #[command(flatten)]
     db: DbArgs,
     /// Only the database for these rules and this many houses (default: every database found).
@@ -55,6 +56,12 @@ pub struct InfoArgs {
     houses: Option<usize>,
     #[command(flatten)]
     rules: RulesArgs,
+}
+
+#[derive(Args)]
+pub struct InfoArgs {
+    #[command(flatten)]
+    selection: Selection,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -63,12 +70,7 @@ pub struct InfoArgs {
 #[derive(Args)]
 pub struct VerifyArgs {
     #[command(flatten)]
-    db: DbArgs,
-    /// Only the database for these rules and this many houses (default: every database found).
-    #[arg(long, value_name = "M")]
-    houses: Option<usize>,
-    #[command(flatten)]
-    rules: RulesArgs,
+    selection: Selection,
     /// Positions per layer recomputed from the layers below.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     samples: u64,
@@ -215,9 +217,10 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<String> {
 }
 
 /// The databases a command works on: one when --houses is given, else every one under the root.
-fn databases(root: &Path, houses: Option<usize>, rules: &RulesArgs) -> anyhow::Result<Vec<Database>> {
-    match houses {
-        Some(houses) => Ok(vec![Database::open(root, &rules.resolve(), houses)?]),
+fn databases(selection: &Selection) -> anyhow::Result<Vec<Database>> {
+    let root = &selection.db.db;
+    match selection.houses {
+        Some(houses) => Ok(vec![Database::open(root, &selection.rules.resolve(), houses)?]),
         None => {
             let dirs = Database::list(root)?;
             if dirs.is_empty() {
@@ -229,7 +232,7 @@ fn databases(root: &Path, houses: Option<usize>, rules: &RulesArgs) -> anyhow::R
 }
 
 pub fn info(args: &InfoArgs) -> anyhow::Result<String> {
-    let databases = databases(&args.db.db, args.houses, &args.rules)?;
+    let databases = databases(&args.selection)?;
     let mut text = String::new();
     let mut json_dbs = Vec::new();
     for db in &databases {
@@ -266,7 +269,7 @@ pub fn info(args: &InfoArgs) -> anyhow::Result<String> {
 
 pub fn verify(args: &VerifyArgs) -> anyhow::Result<String> {
     let pool = thread_pool(args.threads)?;
-    let databases = databases(&args.db.db, args.houses, &args.rules)?;
+    let databases = databases(&args.selection)?;
     let mut text = String::new();
     let mut results = Vec::new();
     let mut failures = 0;
