@@ -11,7 +11,9 @@
 //!
 //! Within a round the opponent's row is the outer loop: a child's mover row is the parent's
 //! opponent row plus what the move sowed into it, so the lookups of one outer step fall into a
-//! few contiguous rows of each smaller layer (see `index`) and stay in cache.
+//! few contiguous rows of each smaller layer (see `index`). The lookups still miss the cache
+//! often, so a batch of positions computes and prefetches all its children's addresses before
+//! reading any value: the misses then overlap. Builds are bound by memory traffic after that.
 
 use std::fs;
 use std::path::Path;
@@ -219,10 +221,7 @@ impl Builder {
     fn reuse(&self, path: &Path, seeds: usize) -> Result<LayerBuffer, DbError> {
         let (header, map, start) = super::open_layer(path, &self.rules, self.houses, seeds)?;
         let values = super::load_values(path, &header, map, start)?;
-        let mut buffer = LayerBuffer::zeroed(values.bytes().len())
-            .map_err(|source| DbError::Io { path: path.to_path_buf(), source })?;
-        buffer.bytes_mut().copy_from_slice(values.bytes());
-        Ok(buffer)
+        values.into_buffer().map_err(|source| DbError::Io { path: path.to_path_buf(), source })
     }
 
     /// Computes every value of layer `seeds`, whose smaller layers are finished.

@@ -231,6 +231,23 @@ impl LayerBuffer {
     }
 }
 
+/// Where a board value is: known because the game is over, or the byte of a loaded layer.
+#[derive(Clone, Copy)]
+enum Location<'a> {
+    Over(i32),
+    Stored(&'a u8),
+}
+
+impl Location<'_> {
+    #[inline]
+    fn value(self) -> i32 {
+        match self {
+            Location::Over(value) => value,
+            Location::Stored(byte) => i32::from(*byte as i8),
+        }
+    }
+}
+
 /// A layer's values, either straight from the file's memory map or decompressed into memory.
 enum Values {
     Mapped { map: Mmap, start: usize },
@@ -242,6 +259,19 @@ impl Values {
         match self {
             Values::Mapped { map, start } => &map[*start..],
             Values::Owned(buffer) => buffer.bytes(),
+        }
+    }
+
+    /// The values in a buffer of their own: a decompressed layer already is one, a mapped file's
+    /// payload is copied.
+    fn into_buffer(self) -> std::io::Result<LayerBuffer> {
+        match self {
+            Values::Owned(buffer) => Ok(buffer),
+            Values::Mapped { map, start } => {
+                let mut buffer = LayerBuffer::zeroed(map.len() - start)?;
+                buffer.bytes_mut().copy_from_slice(&map[start..]);
+                Ok(buffer)
+            }
         }
     }
 }
@@ -456,10 +486,11 @@ impl Database {
         (0..self.layers.len()).try_for_each(|seeds| self.values(seeds).map(|_| ()))
     }
 
-    /// The board value (margin of the seeds still to be gained, for the side to move) of a
-    /// position with at most [`Database::max_seeds`] seeds on the board. Stores are ignored.
+    /// Where a position's board value is: computed at once when the game is over, else a byte of
+    /// a layer. One pass over each row gives its rank and its seeds, which also tell whether the
+    /// game is over: this is the hot path of every search.
     #[inline]
-    pub fn board_value(&self, position: &Position) -> Result<i32, DbError> {
+    fn locate(&self, position: &Position) -> Result<Location<'_>, DbError> {
         if position.houses() != self.houses {
             return Err(DbError::WrongLayer {
                 path: self.dir.clone(),
@@ -467,20 +498,25 @@ impl Database {
                 found: format!("{} houses", self.houses),
             });
         }
-        // One pass over each row gives its rank and its seeds, which also tell whether the game
-        // is over: this is the hot path of every search.
         let (mover_rank, a) = rank_and_seeds(position.mover_houses());
         let (opponent_rank, b) = rank_and_seeds(position.opponent_houses());
         if a == 0 || (b == 0 && self.rules.end == End::EitherEmpty) {
-            return Ok(position.without_stores().final_margin(&self.rules));
+            return Ok(Location::Over(position.without_stores().final_margin(&self.rules)));
         }
         let seeds = a + b;
         if seeds > self.max_seeds() {
             return Err(DbError::BeyondDatabase { seeds, max_seeds: self.max_seeds() });
         }
         let values = self.values(seeds)?;
-        let index = self.layers[seeds].layer.index_in_block(a, mover_rank, opponent_rank);
-        Ok(i32::from(values[index as usize] as i8))
+        let index = self.layers[seeds].layer.index_in_block(a, mover_rank, opponent_rank) as usize;
+        Ok(Location::Stored(&values[index]))
+    }
+
+    /// The board value (margin of the seeds still to be gained, for the side to move) of a
+    /// position with at most [`Database::max_seeds`] seeds on the board. Stores are ignored.
+    #[inline]
+    pub fn board_value(&self, position: &Position) -> Result<i32, DbError> {
+        Ok(self.locate(position)?.value())
     }
 
     /// Board values of many positions at once, into `out` (same length): the same answers as
@@ -490,30 +526,15 @@ impl Database {
         const BATCH: usize = 16;
         assert_eq!(positions.len(), out.len(), "one output per position");
         for (positions, out) in positions.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
-            let mut reads: [Option<(&[u8], usize)>; BATCH] = [None; BATCH];
-            for (k, position) in positions.iter().enumerate() {
-                if position.houses() != self.houses {
-                    return self.board_value(position).map(|_| ());
+            let mut locations = [Location::Over(0); BATCH];
+            for (location, position) in locations.iter_mut().zip(positions) {
+                *location = self.locate(position)?;
+                if let Location::Stored(byte) = location {
+                    prefetch(std::ptr::from_ref(*byte));
                 }
-                let (mover_rank, a) = rank_and_seeds(position.mover_houses());
-                let (opponent_rank, b) = rank_and_seeds(position.opponent_houses());
-                if a == 0 || (b == 0 && self.rules.end == End::EitherEmpty) {
-                    out[k] = position.without_stores().final_margin(&self.rules);
-                    continue;
-                }
-                let seeds = a + b;
-                if seeds > self.max_seeds() {
-                    return Err(DbError::BeyondDatabase { seeds, max_seeds: self.max_seeds() });
-                }
-                let values = self.values(seeds)?;
-                let index = self.layers[seeds].layer.index_in_block(a, mover_rank, opponent_rank) as usize;
-                prefetch(values.as_ptr().wrapping_add(index));
-                reads[k] = Some((values, index));
             }
-            for (k, read) in reads.iter().enumerate().take(positions.len()) {
-                if let Some((values, index)) = read {
-                    out[k] = i32::from(values[*index] as i8);
-                }
+            for (value, location) in out.iter_mut().zip(&locations) {
+                *value = location.value();
             }
         }
         Ok(())
