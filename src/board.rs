@@ -100,10 +100,6 @@ pub struct Position {
 }
 
 impl Position {
-    /// A one-house board with nothing on it: a placeholder where a position is needed but never
-    /// read.
-    pub const EMPTY: Position = Position { cells: [0; MAX_BINS], houses: 1, to_move: Side::South };
-
     /// The start of Kalah(houses, seeds): every house holds `seeds`, stores empty, South to move.
     pub fn start(houses: usize, seeds: u32) -> Result<Position, BoardError> {
         check_houses(houses)?;
