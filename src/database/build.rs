@@ -276,10 +276,11 @@ impl Builder {
         let layer = &self.layers[seeds];
         let mover_table = &self.tables[a];
         let mut ends = [0usize; BATCH];
+        let mut own_indexes = [0usize; BATCH];
         let mut count = 0;
         for (k, &mover) in movers.iter().enumerate() {
-            let own_index = layer.index_in_block(a, u64::from(mover), u64::from(*opponent)) as usize;
-            prefetch(current.as_ptr().wrapping_add(own_index).cast());
+            own_indexes[k] = layer.index_in_block(a, u64::from(mover), u64::from(*opponent)) as usize;
+            prefetch(current.as_ptr().wrapping_add(own_indexes[k]).cast());
             let mover_row = mover_table.padded_row(mover);
             for house in (0..self.houses).filter(|&house| mover_row[house] != 0) {
                 let read = self
@@ -301,7 +302,7 @@ impl Builder {
             ends[k] = count;
         }
         let mut start = 0;
-        for (k, &mover) in movers.iter().enumerate() {
+        for k in 0..movers.len() {
             let best = reads[start..ends[k]]
                 .iter()
                 .map(|read| match read.seeds {
@@ -312,8 +313,7 @@ impl Builder {
                 .max()
                 .expect("a position that is not over has a move");
             start = ends[k];
-            let index = layer.index_in_block(a, u64::from(mover), u64::from(*opponent));
-            current[index as usize].store(best as i8 as u8, Ordering::Relaxed);
+            current[own_indexes[k]].store(best as i8 as u8, Ordering::Relaxed);
         }
     }
 
