@@ -3,7 +3,8 @@
 //! The modules follow the data flow: [`rules`] (the rule systems as one explicit value) →
 //! [`board`] (positions and moves) → [`notation`] (text forms) → [`game`] (played games and
 //! replays) → [`solve`] (the exact reference solver) → [`index`] (dense layer indexes) →
-//! [`database`] (endgame databases: build, file format, probing).
+//! [`database`] (endgame databases: build, file format, probing) → [`search`] (MTD(f) search
+//! probing the databases); [`published`] holds the published values they must reproduce.
 //!
 //! One value convention holds everywhere: a value is the final store difference *for the side to
 //! move* under perfect play, each side maximising its own final margin.
@@ -16,7 +17,9 @@ pub mod database;
 pub mod game;
 pub mod index;
 pub mod notation;
+pub mod published;
 pub mod rules;
+pub mod search;
 pub mod solve;
 
 pub use board::{Outcome, Position, Side};

@@ -1,4 +1,4 @@
-//! The database commands: `build`, `info`, `verify` and `query`.
+//! The database commands: `build`, `info`, `verify` and `probe-bench`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -10,10 +10,9 @@ use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use kalah::Position;
 use kalah::database::build::{self, BuildOptions, LayerReport, Progress};
 use kalah::database::{Database, DbError, database_dir};
-use kalah::solve::wdl;
 use serde_json::json;
 
-use crate::{RulesArgs, input_error, parse_position_arg, signed};
+use crate::{RulesArgs, input_error};
 
 /// Where databases live.
 #[derive(Args, Clone)]
@@ -83,19 +82,6 @@ pub struct VerifyArgs {
 }
 
 #[derive(Args)]
-pub struct QueryArgs {
-    /// The position: 2m+2 bin counts then S or N, e.g. "0 3 0 1 2 4 5 1 0 2 0 1 1 6 S".
-    position: String,
-    #[command(flatten)]
-    rules: RulesArgs,
-    #[command(flatten)]
-    db: DbArgs,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    json: bool,
-}
-
-#[derive(Args)]
 pub struct ProbeBenchArgs {
     /// Houses per side of the database to probe.
     #[arg(long, value_name = "M", default_value_t = 6)]
@@ -128,7 +114,7 @@ fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
 /// One indicatif bar per layer on stderr: positions per second and time left. A layer's file is
 /// written while the next layer is computed, so two bars can be live at once.
 #[derive(Default)]
-struct Bars {
+pub struct Bars {
     multi: MultiProgress,
     by_layer: Mutex<HashMap<usize, ProgressBar>>,
     computing: Mutex<Option<ProgressBar>>,
@@ -328,43 +314,6 @@ fn verify_one(db: &Database, samples: u64) -> Result<(u64, Vec<Mismatch>), DbErr
         mismatches.extend(results.into_iter().filter(|m| m.stored != m.recomputed));
     }
     Ok((checked, mismatches))
-}
-
-pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
-    let rules = args.rules.resolve();
-    let position = parse_position_arg(&args.position)?;
-    let db = Database::open(&args.db.db, &rules, position.houses()).map_err(|err| match err {
-        DbError::NoDatabase { dir } => anyhow::anyhow!(
-            "no database in {} (build one with `kalah build --houses {} --max-seeds N --rules \"{}\"`)",
-            dir.display(),
-            position.houses(),
-            rules.for_values()
-        ),
-        err => err.into(),
-    })?;
-    let value = db.value(&position)?;
-    let mut moves = db.move_values(&position)?;
-    moves.sort_by_key(|&(house, value)| (-value, house));
-    let mover = position.to_move().name();
-    if args.json {
-        let moves: Vec<_> = moves.iter().map(|&(house, value)| json!({ "move": house + 1, "value": value })).collect();
-        let value = json!({
-            "position": position, "rules": rules.to_string(), "to_move": position.to_move(), "value": value,
-            "wdl": wdl(value), "moves": moves, "source": "database",
-        });
-        return Ok(format!("{value}\n"));
-    }
-    let mut text = format!("{position}, rules {rules}\n");
-    text += &kalah::notation::diagram(&position);
-    text += &format!("value {} for {mover} ({}), from the database\n", signed(value), wdl(value));
-    if !moves.is_empty() {
-        text += "moves (value for the mover, stores included):\n";
-        for (house, move_value) in moves {
-            let best = if move_value == value { "  best" } else { "" };
-            text += &format!("  {:>2} {:>5}{best}\n", house + 1, signed(move_value));
-        }
-    }
-    Ok(text)
 }
 
 /// Random probes per second: every layer is loaded first, then uniformly drawn positions of the

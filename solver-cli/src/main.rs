@@ -4,19 +4,16 @@
 //! failures.
 
 mod database;
-
-use std::io::Write;
-use std::process::ExitCode;
-use std::time::Instant;
+mod search;
 
 use clap::{Args, Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use kalah::board::Side;
 use kalah::notation::{self, Notation};
 use kalah::rules::{Capture, Direction, EarlyEnd, End, RULE_SETS, Remaining, Rules, Sowing};
-use kalah::solve::{self, Analysis, Solver};
 use kalah::{Game, Position, ReplayFailure};
 use serde_json::json;
+use std::io::Write;
+use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(name = "kalah", version, about = "Exact solver for Kalah (mancala)", propagate_version = true)]
@@ -30,7 +27,7 @@ enum Command {
     /// Play a move sequence from a start and print each turn.
     Replay(ReplayArgs),
     /// Solve a start exactly: the first player's value and every opening's value.
-    Solve(SolveArgs),
+    Solve(search::SolveArgs),
     /// List the named rule sets and what each dimension means.
     Rules(RulesListArgs),
     /// Build endgame databases layer by layer (resumes where an earlier build stopped).
@@ -39,8 +36,12 @@ enum Command {
     Info(database::InfoArgs),
     /// Check every checksum and recompute a sample of positions from the layers below.
     Verify(database::VerifyArgs),
-    /// Value of a position and of each of its moves, from the database.
-    Query(database::QueryArgs),
+    /// Value of a position and of each of its moves: from the database, else by search.
+    Query(search::QueryArgs),
+    /// Regenerate the grid of start values and compare it with the published table.
+    Table(search::TableArgs),
+    /// Solve fixed starts and report nodes, probes and nodes per second.
+    Bench(search::BenchArgs),
     /// Measure random database probes per second.
     ProbeBench(database::ProbeBenchArgs),
 }
@@ -112,17 +113,6 @@ struct ReplayArgs {
 }
 
 #[derive(Args)]
-struct SolveArgs {
-    /// The start: MxN (e.g. 4x3), or a position.
-    start: String,
-    #[command(flatten)]
-    rules: RulesArgs,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
-}
-
-#[derive(Args)]
 struct RulesListArgs {
     /// Print JSON instead of text.
     #[arg(long)]
@@ -149,12 +139,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Replay(args) => replay(&args),
-        Command::Solve(args) => solve(&args),
+        Command::Solve(args) => search::solve(&args),
         Command::Rules(args) => list_rules(&args),
         Command::Build(args) => database::build(&args),
         Command::Info(args) => database::info(&args),
         Command::Verify(args) => database::verify(&args),
-        Command::Query(args) => database::query(&args),
+        Command::Query(args) => search::query(&args),
+        Command::Table(args) => search::table(&args),
+        Command::Bench(args) => search::bench(&args),
         Command::ProbeBench(args) => database::probe_bench(&args),
     };
     match result.and_then(|text| write_stdout(&text)) {
@@ -169,7 +161,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn write_stdout(text: &str) -> anyhow::Result<()> {
+pub(crate) fn write_stdout(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;
@@ -267,88 +259,6 @@ fn replay_text(game: &Game) -> String {
     if game.swapped() {
         text += "North swapped sides: the first player now plays North.\n";
     }
-    text
-}
-
-fn solve(args: &SolveArgs) -> anyhow::Result<String> {
-    let rules = args.rules.resolve();
-    let start = parse_start(&args.start)?;
-    let mut solver = Solver::new(rules).map_err(|err| input_error(err.to_string()))?;
-    // The number of ways to spread the seeds over the houses tracks the search's cost: about
-    // 2e8 for Kalah(4,6) (5 s), 2e9 for (5,4) (23 s), 1.6e10 for (6,3) (40 s), 3e11 for (6,4).
-    let configurations =
-        binomial(start.seeds_on_board() + 2 * start.houses() as u32 - 1, 2 * start.houses() as u32 - 1);
-    if configurations > 1e10 {
-        eprintln!(
-            "note: {} seeds on {} houses; without endgame databases the exact search may take minutes or far longer",
-            start.seeds_on_board(),
-            2 * start.houses()
-        );
-    }
-    let clock = Instant::now();
-    // Drawn on stderr only when it is a terminal.
-    let bar = ProgressBar::new(0).with_style(
-        ProgressStyle::with_template("{spinner} solving openings {pos}/{len} [{elapsed_precise}] {msg}")
-            .expect("a valid progress template"),
-    );
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-    let analysis = solve::analyse_with_progress(&mut solver, &start, |done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    });
-    bar.finish_and_clear();
-    let seconds = clock.elapsed().as_secs_f64();
-    let mover = start.to_move();
-    if args.json {
-        let value = json!({
-            "rules": rules.to_string(),
-            "rule_dimensions": rules,
-            "start": start,
-            "houses": start.houses(),
-            "to_move": mover,
-            "value": analysis.value,
-            "wdl": solve::wdl(analysis.value),
-            "best": analysis.best().iter().map(|o| o.text()).collect::<Vec<_>>(),
-            "openings": analysis.openings.iter().map(|o| json!({ "move": o.text(), "value": o.value })).collect::<Vec<_>>(),
-            "pie_value": analysis.pie_value,
-            "full_play_margin": true,
-            "nodes": analysis.nodes,
-            "seconds": seconds,
-        });
-        return Ok(format!("{value}\n"));
-    }
-    Ok(solve_text(&rules, &start, &analysis, seconds))
-}
-
-/// n choose k, as a float: only its order of magnitude matters.
-fn binomial(n: u32, k: u32) -> f64 {
-    (0..k).map(|i| f64::from(n - i) / f64::from(i + 1)).product()
-}
-
-fn solve_text(rules: &Rules, start: &Position, analysis: &Analysis, seconds: f64) -> String {
-    let mover = start.to_move().name();
-    let mut text = format!("{}, rules {rules}\n", describe_start(start));
-    let value = analysis.value;
-    let outcome = match value.signum() {
-        1 => format!("{mover} wins by {value}"),
-        -1 => format!("{mover} loses by {}", -value),
-        _ => "a draw".to_string(),
-    };
-    let rule = if rules.pie { " under the pie rule" } else { "" };
-    text += &format!("value {} for {mover}{rule}: {outcome}\n", signed(value));
-    let best: Vec<String> = analysis.best().iter().map(|o| o.text()).collect();
-    let label = if rules.pie { "fairest openings" } else { "best openings" };
-    text += &format!("{label}: {}\n", best.join(", "));
-    if !analysis.openings.is_empty() {
-        text += "openings (value for the first player):\n";
-        for opening in &analysis.openings {
-            text += &format!("  {:<12} {:>4}\n", opening.text(), signed(opening.value));
-        }
-    }
-    if rules.early_end == EarlyEnd::Half {
-        text += "values are margins of full play: the early end never changes win, draw or loss\n";
-    }
-    text += &format!("{} nodes in {seconds:.3} s\n", analysis.nodes);
     text
 }
 

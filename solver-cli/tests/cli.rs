@@ -190,10 +190,12 @@ fn damaged_or_missing_databases_give_clear_errors() {
     // 10 seeds on the board: the layer the test damages.
     let position = "1 0 2 2 5 0 3 1 1 4 S";
 
-    let output = kalah(&["query", "--db", db, position]);
+    // Without a database the query is answered by search.
+    let searched = json(&["query", "--db", db, "--json", position]);
+    assert_eq!(searched["source"], "search");
+    let output = kalah(&["info", "--db", db]);
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("no database in"), "{}", stderr(&output));
-    assert!(stderr(&output).contains("kalah build --houses 4"), "{}", stderr(&output));
 
     build_small(root.path(), "standard");
     let layer = root.path().join("4h-standard").join("layer-10.kdb");
@@ -225,4 +227,70 @@ fn damaged_or_missing_databases_give_clear_errors() {
 
     let output = kalah(&["build", "--houses", "4", "--max-seeds", "3", "--direction", "cw", "--db", db]);
     assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn solve_reports_openings_a_principal_variation_and_the_work_done() {
+    let out = json(&["solve", "5x2", "--rules", "standard", "--json", "--table-mb", "16"]);
+    assert_eq!(out["value"], 2);
+    let line = out["principal_variation"].as_array().unwrap();
+    assert!(line.len() >= 4, "{line:?}");
+    let moves: Vec<&str> = line.iter().map(|t| t.as_str().unwrap()).collect();
+    // The line replays to the value: the first player's final margin.
+    let replayed = json(&["replay", "--start", "5x2", "--json", &moves.join(" ")]);
+    assert_eq!(replayed["over"], true);
+    assert_eq!(replayed["margin"], 2);
+    assert!(out["nodes"].as_u64().unwrap() > 0);
+    assert_eq!(out["database"], Value::Null);
+
+    let output = kalah(&["solve", "4x4", "--time-limit", "0"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--time-limit 0 is not a positive number"), "{}", stderr(&output));
+}
+
+#[test]
+fn query_beyond_the_database_searches_and_agrees_with_solve() {
+    let root = tempfile::tempdir().unwrap();
+    let db = root.path().to_str().unwrap();
+    build_small(root.path(), "standard");
+    // 16 seeds on the board: beyond the 10-seed database.
+    let position = "3 1 0 4 2 1 2 3 0 1 S";
+    let query = json(&["query", "--db", db, "--json", position]);
+    assert_eq!(query["source"], "search");
+    let solved = json(&["solve", position, "--no-db", "--json"]);
+    assert_eq!(query["value"], solved["value"]);
+    let best = query["moves"][0]["value"].clone();
+    assert_eq!(best, query["value"]);
+    let text = String::from_utf8(kalah(&["query", "--db", db, position]).stdout).unwrap();
+    assert!(text.contains("by search:"), "{text}");
+}
+
+#[test]
+fn table_compares_with_the_published_values_and_writes_csv() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().to_str().unwrap();
+    let table = json(&["table", "--rules", "irving", "--houses", "3..4", "--seeds", "1..4", "--out", out, "--json"]);
+    assert_eq!(table["mismatches"], 0);
+    let cells = table["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 8);
+    assert!(cells.iter().all(|c| c["status"] == "match"), "{cells:?}");
+    let csv = std::fs::read_to_string(out_dir.path().join("table-empty-capture.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 9, "{csv}");
+    assert!(csv.contains("empty-capture,4,3,8,8,match,"), "{csv}");
+
+    let text = String::from_utf8(kalah(&["table", "--houses", "2", "--seeds", "1..2", "--out", out]).stdout).unwrap();
+    assert!(text.contains("2 cells: 0 match the published values, 2 unpublished"), "{text}");
+    let output = kalah(&["table", "--houses", "3..1", "--out", out]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn bench_node_counts_repeat() {
+    let first = json(&["bench", "--no-db", "--table-mb", "64", "--json"]);
+    let second = json(&["bench", "--no-db", "--table-mb", "64", "--json"]);
+    let nodes =
+        |v: &Value| v["results"].as_array().unwrap().iter().map(|r| r["nodes"].as_u64().unwrap()).collect::<Vec<_>>();
+    assert_eq!(nodes(&first).len(), 2);
+    assert_eq!(nodes(&first), nodes(&second));
+    assert_eq!(first["results"][1]["value"], 8);
 }

@@ -481,9 +481,11 @@ impl Database {
         Ok(file.values.get_or_init(|| values).bytes())
     }
 
-    /// Loads every layer now, checking every checksum.
+    /// Loads every layer now, in parallel on the current rayon pool (largest first), checking
+    /// every checksum. A search calls it first, so that its probes never wait for a decompression.
     pub fn verify_checksums(&self) -> Result<(), DbError> {
-        (0..self.layers.len()).try_for_each(|seeds| self.values(seeds).map(|_| ()))
+        use rayon::prelude::*;
+        (0..self.layers.len()).into_par_iter().rev().try_for_each(|seeds| self.values(seeds).map(|_| ()))
     }
 
     /// Where a position's board value is: computed at once when the game is over, else a byte of

@@ -1,0 +1,526 @@
+//! The search commands: `solve` (a start or position with every opening), `query` (a position and
+//! its moves), `table` (the grid of start values against the published ones) and `bench`; and the
+//! shared way of getting a database for a search: open the one there is, or build the default one
+//! when a big board needs it.
+
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use kalah::Position;
+use kalah::database::build::{self, BuildOptions};
+use kalah::database::{Database, DbError, database_dir};
+use kalah::rules::{EarlyEnd, Rules};
+use kalah::search::{Search, SearchError, SearchOptions};
+use kalah::solve::{self, Analysis};
+use serde_json::json;
+
+use crate::database::{Bars, DbArgs};
+use crate::{RulesArgs, describe_start, input_error, parse_position_arg, parse_start, signed};
+
+/// How a search runs: its database, its memory and its time.
+#[derive(Args, Clone)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// Search without endgame databases (and never build one).
+    #[arg(long)]
+    pub no_db: bool,
+    /// Transposition table size in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    pub table_mb: usize,
+    /// Give up (exit 1, no value) after this many seconds.
+    #[arg(long, value_name = "S")]
+    pub time_limit: Option<f64>,
+}
+
+impl SearchArgs {
+    pub fn options(&self) -> anyhow::Result<SearchOptions> {
+        let deadline = match self.time_limit {
+            Some(seconds) if !(seconds > 0.0 && seconds.is_finite()) => {
+                return Err(input_error(format!("--time-limit {seconds} is not a positive number of seconds")));
+            }
+            Some(seconds) => Some(Instant::now() + Duration::from_secs_f64(seconds)),
+            None => None,
+        };
+        if self.table_mb == 0 {
+            return Err(input_error("--table-mb must be at least 1"));
+        }
+        Ok(SearchOptions { table_bytes: self.table_mb << 20, deadline })
+    }
+}
+
+#[derive(Args)]
+pub struct SolveArgs {
+    /// The start: MxN (e.g. 6x4), or a position.
+    start: String,
+    #[command(flatten)]
+    rules: RulesArgs,
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The database a fresh machine builds for boards of `houses` houses: every layer up to the
+/// returned seeds, about 1.3 billion positions (a minute on two cores). Small boards solve fast
+/// without one.
+pub fn default_database_seeds(houses: usize) -> Option<usize> {
+    match houses {
+        6 => Some(24),
+        5 => Some(28),
+        _ => None,
+    }
+}
+
+/// When a database is read: all of it before a long search, or each layer when first probed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Load {
+    Now,
+    WhenProbed,
+}
+
+/// The database for a search from `position`: the one under the root if there is one, else, when
+/// the board is big enough to need one, the default database, built now with progress bars.
+pub fn database_for(
+    args: &SearchArgs,
+    rules: &Rules,
+    position: &Position,
+    when: Load,
+) -> anyhow::Result<Option<Database>> {
+    let load = |db: Database| if when == Load::Now { load(db) } else { Ok(db) };
+    if args.no_db || rules.has_cycles() {
+        return Ok(None);
+    }
+    let houses = position.houses();
+    match Database::open(&args.db.db, rules, houses) {
+        Ok(db) => return Ok(Some(load(db)?)),
+        Err(DbError::NoDatabase { .. }) => {}
+        Err(err) => return Err(err.into()),
+    }
+    let Some(max_seeds) = default_database_seeds(houses) else { return Ok(None) };
+    if position.seeds_on_board() as usize <= max_seeds + 2 * houses {
+        return Ok(None);
+    }
+    eprintln!(
+        "building the endgame database for {houses} houses up to {max_seeds} seeds in {} (once; `kalah build` makes others)",
+        database_dir(&args.db.db, rules, houses).display()
+    );
+    let options = BuildOptions { max_seeds, compress: true, reference_moves: false };
+    build::build(&args.db.db, rules, houses, &options, &Bars::default())?;
+    Ok(Some(load(Database::open(&args.db.db, rules, houses)?)?))
+}
+
+/// Loads every layer (checksums checked) so that the search never waits for a decompression.
+fn load(db: Database) -> Result<Database, DbError> {
+    let bar = spinner("loading the endgame database");
+    let loaded = db.verify_checksums();
+    bar.finish_and_clear();
+    loaded.map(|()| db)
+}
+
+/// A spinner on stderr (drawn only when it is a terminal).
+pub fn spinner(message: &str) -> ProgressBar {
+    let bar = ProgressBar::new_spinner()
+        .with_style(ProgressStyle::with_template("{spinner} {msg} [{elapsed_precise}]").expect("a valid template"));
+    bar.set_message(message.to_string());
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+/// What a search error means to the user: rules it cannot handle are bad input.
+pub fn search_error(err: SearchError) -> anyhow::Error {
+    match err {
+        SearchError::Cycles => input_error(err.to_string()),
+        err => err.into(),
+    }
+}
+
+pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
+    let rules = args.rules.resolve();
+    let start = parse_start(&args.start)?;
+    if rules.has_cycles() {
+        return Err(search_error(SearchError::Cycles));
+    }
+    let options = args.search.options()?;
+    let db = database_for(&args.search, &rules, &start, Load::Now)?;
+    let clock = Instant::now();
+    let mut search = Search::new(rules, db.as_ref(), &options).map_err(search_error)?;
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("{spinner} solving openings {pos}/{len} [{elapsed_precise}] {msg}")
+            .expect("a valid progress template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    let analysis = search.analyse(&start, |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    let analysis = analysis.map_err(search_error)?;
+    let line = search.principal_variation(&start).map_err(search_error)?;
+    let seconds = clock.elapsed().as_secs_f64();
+    let stats = search.stats();
+    let line: Vec<String> =
+        line.iter().map(|turn| turn.iter().map(|h| (h + 1).to_string()).collect::<Vec<_>>().join(" ")).collect();
+    let database = db.as_ref().map(|db| json!({ "dir": db.dir(), "max_seeds": db.max_seeds() }));
+    if args.json {
+        let value = json!({
+            "rules": rules.to_string(),
+            "rule_dimensions": rules,
+            "start": start,
+            "houses": start.houses(),
+            "to_move": start.to_move(),
+            "value": analysis.value,
+            "wdl": solve::wdl(analysis.value),
+            "best": analysis.best().iter().map(|o| o.text()).collect::<Vec<_>>(),
+            "openings": analysis.openings.iter().map(|o| json!({ "move": o.text(), "value": o.value })).collect::<Vec<_>>(),
+            "pie_value": analysis.pie_value,
+            "principal_variation": line,
+            "full_play_margin": true,
+            "database": database,
+            "nodes": stats.nodes,
+            "probes": stats.probes,
+            "seconds": seconds,
+        });
+        return Ok(format!("{value}\n"));
+    }
+    let mut text = solve_text(&rules, &start, &analysis);
+    text += &format!("principal variation: {}\n", line.join(" | "));
+    let source = match &db {
+        Some(db) => format!("database up to {} seeds in {}", db.max_seeds(), db.dir().display()),
+        None => "no database".to_string(),
+    };
+    text += &format!("{} nodes, {} database probes, {seconds:.3} s ({source})\n", stats.nodes, stats.probes);
+    Ok(text)
+}
+
+fn solve_text(rules: &Rules, start: &Position, analysis: &Analysis) -> String {
+    let mover = start.to_move().name();
+    let mut text = format!("{}, rules {rules}\n", describe_start(start));
+    let value = analysis.value;
+    let outcome = match value.signum() {
+        1 => format!("{mover} wins by {value}"),
+        -1 => format!("{mover} loses by {}", -value),
+        _ => "a draw".to_string(),
+    };
+    let rule = if rules.pie { " under the pie rule" } else { "" };
+    text += &format!("value {} for {mover}{rule}: {outcome}\n", signed(value));
+    let best: Vec<String> = analysis.best().iter().map(|o| o.text()).collect();
+    let label = if rules.pie { "fairest openings" } else { "best openings" };
+    text += &format!("{label}: {}\n", best.join(", "));
+    if !analysis.openings.is_empty() {
+        text += "openings (value for the first player):\n";
+        for opening in &analysis.openings {
+            text += &format!("  {:<12} {:>4}\n", opening.text(), signed(opening.value));
+        }
+    }
+    if rules.early_end == EarlyEnd::Half {
+        text += "values are margins of full play: the early end never changes win, draw or loss\n";
+    }
+    text
+}
+
+#[derive(Args)]
+pub struct QueryArgs {
+    /// The position: 2m+2 bin counts then S or N, e.g. "0 3 0 1 2 4 5 1 0 2 0 1 1 6 S".
+    position: String,
+    #[command(flatten)]
+    rules: RulesArgs,
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
+    let rules = args.rules.resolve();
+    let position = parse_position_arg(&args.position)?;
+    if rules.has_cycles() {
+        return Err(search_error(SearchError::Cycles));
+    }
+    let options = args.search.options()?;
+    let db = database_for(&args.search, &rules, &position, Load::WhenProbed)?;
+    let clock = Instant::now();
+    let mut search = Search::new(rules, db.as_ref(), &options).map_err(search_error)?;
+    let source = if search.in_database(&position) { "database" } else { "search" };
+    let value = search.value(&position).map_err(search_error)?;
+    let mut moves = search.move_values(&position).map_err(search_error)?;
+    moves.sort_by_key(|&(house, value)| (-value, house));
+    let seconds = clock.elapsed().as_secs_f64();
+    let nodes = search.stats().nodes;
+    let mover = position.to_move().name();
+    if args.json {
+        let moves: Vec<_> = moves.iter().map(|&(house, value)| json!({ "move": house + 1, "value": value })).collect();
+        let value = json!({
+            "position": position, "rules": rules.to_string(), "to_move": position.to_move(), "value": value,
+            "wdl": solve::wdl(value), "moves": moves, "source": source, "nodes": nodes, "seconds": seconds,
+        });
+        return Ok(format!("{value}\n"));
+    }
+    let mut text = format!("{position}, rules {rules}\n");
+    text += &kalah::notation::diagram(&position);
+    let how = match source {
+        "database" => "from the database".to_string(),
+        _ => format!("by search: {nodes} nodes, {seconds:.3} s"),
+    };
+    text += &format!("value {} for {mover} ({}), {how}\n", signed(value), solve::wdl(value));
+    if !moves.is_empty() {
+        text += "moves (value for the mover, stores included):\n";
+        for (house, move_value) in moves {
+            let best = if move_value == value { "  best" } else { "" };
+            text += &format!("  {:>2} {:>5}{best}\n", house + 1, signed(move_value));
+        }
+    }
+    Ok(text)
+}
+
+/// A range of small numbers: `4` or `1..6` (both ends included).
+fn parse_range(text: &str) -> Result<std::ops::RangeInclusive<u32>, String> {
+    let number = |t: &str| t.trim().parse::<u32>().map_err(|_| format!("'{t}' is not a number"));
+    let (low, high) = match text.split_once("..") {
+        Some((low, high)) => (number(low)?, number(high.trim_start_matches('='))?),
+        None => (number(text)?, number(text)?),
+    };
+    if low == 0 || low > high {
+        return Err(format!("'{text}' is not a range like 1..6 starting at 1 or more"));
+    }
+    Ok(low..=high)
+}
+
+#[derive(Args)]
+pub struct TableArgs {
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// Houses per side: a number or a range, e.g. 1..6.
+    #[arg(long, value_name = "RANGE", default_value = "1..6", value_parser = parse_range)]
+    houses: std::ops::RangeInclusive<u32>,
+    /// Seeds per house at the start: a number or a range.
+    #[arg(long, value_name = "RANGE", default_value = "1..6", value_parser = parse_range)]
+    seeds: std::ops::RangeInclusive<u32>,
+    /// (--time-limit is per cell here: a cell not solved in time is reported and skipped.)
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Directory for the results CSV.
+    #[arg(long, value_name = "DIR", default_value = "data/results")]
+    out: std::path::PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One solved (or abandoned) cell of the table.
+#[derive(serde::Serialize)]
+struct Cell {
+    houses: usize,
+    seeds: u32,
+    value: Option<i32>,
+    published: Option<String>,
+    status: &'static str,
+    nodes: u64,
+    seconds: f64,
+}
+
+impl Cell {
+    fn csv_line(&self, rules: &str) -> String {
+        let value = self.value.map_or(String::new(), |v| v.to_string());
+        let published = self.published.clone().unwrap_or_default();
+        format!(
+            "{rules},{},{},{value},{published},{},{},{:.3}\n",
+            self.houses, self.seeds, self.status, self.nodes, self.seconds
+        )
+    }
+}
+
+/// Writes `text` to `path` whole or not at all: a temporary file, then a rename.
+fn write_atomically(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    use anyhow::Context;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let tmp = path.with_extension("csv.tmp");
+    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+    Ok(())
+}
+
+/// The grid of start values: each cell solved (value only), compared with the published table,
+/// written to `OUT/table-<rules>.csv` after every cell. A mismatch makes the command fail.
+pub fn table(args: &TableArgs) -> anyhow::Result<String> {
+    let rules = args.rules.resolve();
+    if rules.has_cycles() {
+        return Err(search_error(SearchError::Cycles));
+    }
+    if *args.houses.end() as usize > kalah::board::MAX_HOUSES {
+        return Err(input_error(format!("at most {} houses per side", kalah::board::MAX_HOUSES)));
+    }
+    let rules_name = rules.to_string();
+    let path = args.out.join(format!("table-{}.csv", rules_name.replace(' ', "+")));
+    let header = "rules,houses,seeds,value,published,status,nodes,seconds\n";
+    let mut cells: Vec<Cell> = Vec::new();
+    let cell_count = args.houses.clone().count() * args.seeds.clone().count();
+    let bar = ProgressBar::new(cell_count as u64).with_style(
+        ProgressStyle::with_template("{spinner} cells {pos}/{len} [{elapsed_precise}] {msg}")
+            .expect("a valid template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    for houses in args.houses.clone().map(|m| m as usize) {
+        let biggest = Position::start(houses, *args.seeds.end()).map_err(|err| input_error(err.to_string()))?;
+        let db = bar.suspend(|| database_for(&args.search, &rules, &biggest, Load::Now))?;
+        for seeds in args.seeds.clone() {
+            bar.set_message(format!("Kalah({houses},{seeds})"));
+            let start = Position::start(houses, seeds).map_err(|err| input_error(err.to_string()))?;
+            let published = kalah::published::lookup(&rules, houses, seeds);
+            let clock = Instant::now();
+            let mut search = Search::new(rules, db.as_ref(), &args.search.options()?).map_err(search_error)?;
+            let (value, status) = match search.value(&start) {
+                Ok(value) => {
+                    let status = match &published {
+                        None => "unpublished",
+                        Some(p) if p.claim.holds(value) => "match",
+                        Some(_) => "mismatch",
+                    };
+                    (Some(value), status)
+                }
+                Err(SearchError::TimeUp { .. }) => (None, "timeout"),
+                Err(err) => return Err(search_error(err)),
+            };
+            cells.push(Cell {
+                houses,
+                seeds,
+                value,
+                published: published.map(|p| p.claim.to_string()),
+                status,
+                nodes: search.stats().nodes,
+                seconds: clock.elapsed().as_secs_f64(),
+            });
+            let csv: String = cells.iter().map(|c| c.csv_line(&rules_name)).collect();
+            write_atomically(&path, &(header.to_string() + &csv))?;
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    let count = |status: &str| cells.iter().filter(|c| c.status == status).count();
+    let mismatches = count("mismatch");
+    let text = if args.json {
+        format!("{}\n", json!({ "rules": rules_name, "file": path, "cells": cells, "mismatches": mismatches }))
+    } else {
+        table_text(&rules_name, &cells, args)
+            + &format!(
+                "{} cells: {} match the published values, {} unpublished, {} timed out, {mismatches} mismatches; written to {}\n",
+                cells.len(),
+                count("match"),
+                count("unpublished"),
+                count("timeout"),
+                path.display()
+            )
+    };
+    if mismatches > 0 {
+        crate::write_stdout(&text)?;
+        anyhow::bail!("{mismatches} cells differ from the published values");
+    }
+    Ok(text)
+}
+
+/// The grid: houses down, seeds across; `!` marks a mismatch, `?` a cell not solved in time.
+fn table_text(rules: &str, cells: &[Cell], args: &TableArgs) -> String {
+    let mut text = format!("start values (first player's margin), rules {rules}\n  m\\n");
+    for seeds in args.seeds.clone() {
+        text += &format!("{seeds:>7}");
+    }
+    text += "\n";
+    for houses in args.houses.clone().map(|m| m as usize) {
+        text += &format!("{houses:>4} ");
+        for cell in cells.iter().filter(|c| c.houses == houses) {
+            let value = cell.value.map_or("?".to_string(), signed);
+            let mark = if cell.status == "mismatch" { "!" } else { " " };
+            text += &format!("{value:>6}{mark}");
+        }
+        text += "\n";
+    }
+    for cell in cells.iter().filter(|c| c.status == "mismatch") {
+        text += &format!(
+            "MISMATCH Kalah({},{}): solved {}, published {}\n",
+            cell.houses,
+            cell.seeds,
+            cell.value.map_or("?".to_string(), signed),
+            cell.published.as_deref().unwrap_or("")
+        );
+    }
+    text
+}
+
+#[derive(Args)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// Only the positions that need no database.
+    #[arg(long)]
+    no_db: bool,
+    /// Transposition table size in MiB (fixed, so that node counts repeat).
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    table_mb: usize,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The benchmark: fixed starts solved for their value alone, each with a fresh table. Node counts
+/// depend only on the rules, the table size and the database's size, so they repeat run to run;
+/// the ones that need the 6-house database are skipped when it is not there.
+const BENCH: [(&str, &str, bool); 6] = [
+    ("standard", "4x4", false),
+    ("empty-capture", "5x3", false),
+    ("standard", "6x3", true),
+    ("empty-capture", "6x3", true),
+    ("empty-capture", "6x4", true),
+    ("standard", "6x4", true),
+];
+
+pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
+    let options = SearchOptions { table_bytes: args.table_mb.max(1) << 20, deadline: None };
+    let mut rows = Vec::new();
+    let mut text = String::new();
+    for (rules_name, start_text, needs_db) in BENCH {
+        let rules: Rules = rules_name.parse().map_err(|err| anyhow::anyhow!("{err}"))?;
+        let start = parse_start(start_text)?;
+        let db = if needs_db {
+            match (args.no_db, Database::open(&args.db.db, &rules, start.houses())) {
+                (false, Ok(db)) => Some(load(db)?),
+                (true, _) | (false, Err(DbError::NoDatabase { .. })) => {
+                    text += &format!(
+                        "{rules_name:<14} {start_text:<4} skipped: needs `kalah build --houses {} --max-seeds 24 --rules {rules_name}`\n",
+                        start.houses()
+                    );
+                    continue;
+                }
+                (false, Err(err)) => return Err(err.into()),
+            }
+        } else {
+            None
+        };
+        let clock = Instant::now();
+        let mut search = Search::new(rules, db.as_ref(), &options).map_err(search_error)?;
+        let value = search.value(&start).map_err(search_error)?;
+        let seconds = clock.elapsed().as_secs_f64();
+        let stats = search.stats();
+        let max_seeds = db.as_ref().map(|db| db.max_seeds());
+        let database = max_seeds.map_or("no database".to_string(), |s| format!("database <= {s} seeds"));
+        text += &format!(
+            "{rules_name:<14} {start_text:<4} value {:>3}  {:>11} nodes {:>11} probes {seconds:>8.3} s {:>6.2} M nodes/s  ({database})\n",
+            signed(value),
+            stats.nodes,
+            stats.probes,
+            stats.nodes as f64 / seconds / 1e6,
+        );
+        rows.push(json!({
+            "rules": rules_name, "start": start_text, "value": value, "nodes": stats.nodes, "probes": stats.probes,
+            "passes": stats.passes, "seconds": seconds, "database_max_seeds": max_seeds,
+        }));
+    }
+    if args.json {
+        return Ok(format!("{}\n", json!({ "table_mb": args.table_mb, "results": rows })));
+    }
+    Ok(text)
+}

@@ -1,0 +1,506 @@
+//! Forward search for exact values: MTD(f) over fail-soft zero-window alpha-beta, with a
+//! transposition table ([`table`]), enhanced transposition cutoffs, exact futility bounds from the
+//! seeds on the board, and endgame-database probes once a position has few enough seeds.
+//!
+//! Like the reference [`Solver`](crate::solve::Solver), the search works on *board values* (the
+//! margin of the seeds still to be gained by the side to move), which depend on the houses alone;
+//! a position's value is its store difference plus its board value. Every value it reports is
+//! exact: bounds only ever come from complete proofs, and a search that runs out of time says so
+//! instead of answering.
+
+pub mod table;
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::board::{MAX_HOUSES, Position};
+use crate::database::{Database, DbError, MoveEffect};
+use crate::rules::{Remaining, Rules};
+use crate::solve::{Analysis, Opening, first_turns};
+use table::{NO_MOVE, Table};
+
+/// Why a search gives no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// The rules let positions repeat.
+    #[error(
+        "clockwise sowing lets positions repeat: exact values need retrograde analysis, which this \
+         forward search does not do"
+    )]
+    Cycles,
+    /// The database is for other rules or another board size.
+    #[error("the database in {dir} is for {found}, not {expected}")]
+    WrongDatabase {
+        /// Its directory.
+        dir: std::path::PathBuf,
+        /// What the search needs.
+        expected: String,
+        /// What the database holds.
+        found: String,
+    },
+    /// A database probe failed (a damaged or missing layer).
+    #[error(transparent)]
+    Database(#[from] DbError),
+    /// The time limit passed before the value was proven.
+    #[error("no exact value within the time limit ({nodes} nodes searched)")]
+    TimeUp {
+        /// Nodes searched until then.
+        nodes: u64,
+    },
+}
+
+/// How a [`Search`] runs.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// Memory for the transposition table.
+    pub table_bytes: usize,
+    /// Stop with [`SearchError::TimeUp`] once this instant has passed.
+    pub deadline: Option<Instant>,
+}
+
+impl Default for SearchOptions {
+    fn default() -> SearchOptions {
+        SearchOptions { table_bytes: 256 << 20, deadline: None }
+    }
+}
+
+/// Counters of a search, for reports and benchmarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    /// Positions expanded by the alpha-beta search.
+    pub nodes: u64,
+    /// Positions answered by the endgame database.
+    pub probes: u64,
+    /// Zero-window searches started by MTD(f).
+    pub passes: u64,
+}
+
+/// One child of a node, as the move loop sees it.
+#[derive(Clone, Copy)]
+struct Child {
+    effect: MoveEffect,
+    house: u8,
+    /// Bounds on the move's board value for the side that played it.
+    lower: i32,
+    upper: i32,
+    /// Move ordering: larger first.
+    order: i32,
+}
+
+/// Move ordering, larger first: seeds banked (captures), an extra turn counted as eight seeds,
+/// then the house nearest the store. Measured on Kalah(6,4) with the 24-seed database, the
+/// tie-break alone cuts the nodes fifteenfold (leftmost first: 30 M, rightmost: 2.1 M, empty
+/// capture): sowing from the right keeps the other houses' counts, and so their extra turns.
+#[inline]
+fn move_order(own_gain: i32, extra_turn: bool, house: usize) -> i32 {
+    16 * own_gain + if extra_turn { 16 * 8 } else { 0 } + house as i32
+}
+
+/// Bounds on a board value with `seeds` on the board: all of them to one side or the other.
+#[inline]
+fn seed_bound(seeds: u32) -> i32 {
+    seeds as i32
+}
+
+/// An exact search for one rule set, optionally probing an endgame database; it keeps its
+/// transposition table between calls.
+pub struct Search<'db> {
+    rules: Rules,
+    database: Option<&'db Database>,
+    /// Positions with at most this many seeds on the board are probed (0 without a database).
+    database_seeds: u32,
+    table: Table,
+    deadline: Option<Instant>,
+    /// Whether every seed ends in a store, so that board values have the parity of the seeds.
+    parity: bool,
+    stats: Stats,
+}
+
+impl<'db> Search<'db> {
+    /// A search for `rules`, probing `database` when one is given (it must be for the same rules).
+    pub fn new(rules: Rules, database: Option<&'db Database>, options: &SearchOptions) -> Result<Self, SearchError> {
+        if rules.has_cycles() {
+            return Err(SearchError::Cycles);
+        }
+        if let Some(db) = database {
+            if *db.rules() != rules.for_values() {
+                return Err(SearchError::WrongDatabase {
+                    dir: db.dir().to_path_buf(),
+                    expected: format!("rules '{}'", rules.for_values()),
+                    found: format!("rules '{}'", db.rules()),
+                });
+            }
+        }
+        Ok(Search {
+            rules,
+            database,
+            database_seeds: database.map_or(0, |db| db.max_seeds() as u32),
+            table: Table::with_bytes(options.table_bytes),
+            deadline: options.deadline,
+            parity: rules.remaining == Remaining::Owner,
+            stats: Stats::default(),
+        })
+    }
+
+    /// The rules searched under.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// The transposition table.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// Sets or clears the time limit for later calls.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// Whether `position` is answered by the database alone.
+    pub fn in_database(&self, position: &Position) -> bool {
+        self.database.is_some() && position.seeds_on_board() <= self.database_seeds
+    }
+
+    /// The exact value of `position` for the side to move, stores included.
+    pub fn value(&mut self, position: &Position) -> Result<i32, SearchError> {
+        Ok(position.margin() + self.board_value(position)?)
+    }
+
+    /// The exact board value (margin of the seeds still to be gained by the side to move).
+    pub fn board_value(&mut self, position: &Position) -> Result<i32, SearchError> {
+        self.board_value_near(position, 0)
+    }
+
+    /// As [`Search::board_value`], starting MTD(f) from `guess`.
+    pub fn board_value_near(&mut self, position: &Position, guess: i32) -> Result<i32, SearchError> {
+        self.check_houses(position)?;
+        let board = position.without_stores();
+        if let Some(value) = self.settled(&board)? {
+            return Ok(value);
+        }
+        self.mtdf(&board, guess)
+    }
+
+    fn check_houses(&self, position: &Position) -> Result<(), SearchError> {
+        match self.database {
+            Some(db) if db.houses() != position.houses() => Err(SearchError::WrongDatabase {
+                dir: db.dir().to_path_buf(),
+                expected: format!("{} houses", position.houses()),
+                found: format!("{} houses", db.houses()),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The board value when no search is needed: the game is over or the database knows it.
+    fn settled(&mut self, board: &Position) -> Result<Option<i32>, SearchError> {
+        if board.is_over(&self.rules) {
+            return Ok(Some(board.final_margin(&self.rules)));
+        }
+        if let Some(db) = self.database.filter(|_| board.seeds_on_board() <= self.database_seeds) {
+            self.stats.probes += 1;
+            return Ok(Some(db.board_value(board)?));
+        }
+        Ok(None)
+    }
+
+    /// Whether the board value of `board` is at least `beta` (`board` not settled).
+    fn at_least(&mut self, board: &Position, beta: i32) -> Result<bool, SearchError> {
+        self.stats.passes += 1;
+        Ok(self.search(board, beta - 1, beta)? >= beta)
+    }
+
+    /// MTD(f): zero-window tests converging on the exact value from `guess`.
+    fn mtdf(&mut self, board: &Position, guess: i32) -> Result<i32, SearchError> {
+        let seeds = board.seeds_on_board();
+        let (mut lower, mut upper) = (-seed_bound(seeds), seed_bound(seeds));
+        let mut value = guess.clamp(lower, upper);
+        while lower < upper {
+            let beta = if value == lower { value + 1 } else { value };
+            self.stats.passes += 1;
+            value = self.search(board, beta - 1, beta)?;
+            if value < beta {
+                upper = value;
+            } else {
+                lower = value;
+            }
+            if self.parity {
+                // Values have the parity of the seeds on the board: bounds snap inwards.
+                let odd = seeds as i32 & 1;
+                if (upper - odd) & 1 != 0 {
+                    upper -= 1;
+                }
+                if (lower - odd) & 1 != 0 {
+                    lower += 1;
+                }
+            }
+            value = value.clamp(lower, upper);
+        }
+        Ok(lower)
+    }
+
+    /// Fail-soft alpha-beta on the board value of `board` (stores empty, not over, beyond the
+    /// database). Returns `v`: `v <= alpha` proves the value is at most `v`, `v >= beta` that it
+    /// is at least `v`, anything between is exact.
+    fn search(&mut self, board: &Position, mut alpha: i32, mut beta: i32) -> Result<i32, SearchError> {
+        self.stats.nodes += 1;
+        if self.stats.nodes & 0xFFFF == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(SearchError::TimeUp { nodes: self.stats.nodes });
+        }
+        let nodes_before = self.stats.nodes;
+        let seeds = board.seeds_on_board();
+        let bound = seed_bound(seeds);
+        if alpha >= bound {
+            return Ok(bound);
+        }
+        if beta <= -bound {
+            return Ok(-bound);
+        }
+        let key = board.house_key();
+        let mut table_move = NO_MOVE;
+        if let Some(known) = self.table.probe(key) {
+            if known.lower >= beta || known.lower == known.upper {
+                return Ok(known.lower);
+            }
+            if known.upper <= alpha {
+                return Ok(known.upper);
+            }
+            alpha = alpha.max(known.lower);
+            beta = beta.min(known.upper);
+            table_move = known.best;
+        }
+
+        let mut children = [None::<Child>; MAX_HOUSES];
+        let mut count = 0;
+        let (best, best_move) = 'node: {
+            // Every child's bounds: exact when the game ends or the database knows it, else from
+            // the table (enhanced transposition cutoff) and the seeds left.
+            let mut probe_positions = [Position::start(1, 0).expect("an empty board"); MAX_HOUSES];
+            let mut probe_slots = [0usize; MAX_HOUSES];
+            let mut probes = 0;
+            let mut searched = [0usize; MAX_HOUSES];
+            let mut searches = 0;
+            for house in board.legal_moves() {
+                let effect = MoveEffect::of(&self.rules, board, house);
+                let own_gain = if effect.extra_turn { effect.gain } else { -effect.gain };
+                let mut child = Child {
+                    effect,
+                    house: house as u8,
+                    lower: 0,
+                    upper: 0,
+                    order: move_order(own_gain, effect.extra_turn, house),
+                };
+                if house as u8 == table_move {
+                    child.order += 1 << 20;
+                }
+                if effect.over {
+                    let value = effect.value(0);
+                    (child.lower, child.upper) = (value, value);
+                } else {
+                    let child_seeds = seeds - (effect.child.mover_store() + effect.child.opponent_store()) as u32;
+                    if self.database.is_some() && child_seeds <= self.database_seeds {
+                        probe_positions[probes] = effect.child;
+                        probe_slots[probes] = count;
+                        probes += 1;
+                    } else {
+                        self.table.prefetch(effect.child.house_key());
+                        searched[searches] = count;
+                        searches += 1;
+                    }
+                }
+                children[count] = Some(child);
+                count += 1;
+            }
+            // The table's buckets were prefetched together above, so these reads overlap.
+            for &slot in &searched[..searches] {
+                let child = children[slot].as_mut().expect("a child");
+                let effect = &child.effect;
+                let bound = seed_bound(effect.child.seeds_on_board());
+                let (low, high) = match self.table.probe(effect.child.house_key()) {
+                    Some(known) => (known.lower.max(-bound), known.upper.min(bound)),
+                    None => (-bound, bound),
+                };
+                let (a, b) = (effect.value(low), effect.value(high));
+                (child.lower, child.upper) = (a.min(b), a.max(b));
+            }
+            if probes > 0 {
+                let db = self.database.expect("probes only with a database");
+                let mut values = [0i32; MAX_HOUSES];
+                db.board_values(&probe_positions[..probes], &mut values[..probes])?;
+                self.stats.probes += probes as u64;
+                for (&slot, &value) in probe_slots[..probes].iter().zip(&values) {
+                    let child = children[slot].as_mut().expect("a child");
+                    let value = child.effect.value(value);
+                    (child.lower, child.upper) = (value, value);
+                }
+            }
+            let children = &mut children[..count];
+            let mut best = i32::MIN;
+            let mut best_move = NO_MOVE;
+            let mut ceiling = i32::MIN;
+            for child in children.iter().flatten() {
+                if child.lower > best {
+                    (best, best_move) = (child.lower, child.house);
+                }
+                ceiling = ceiling.max(child.upper);
+            }
+            if best >= beta || ceiling <= alpha || best == ceiling {
+                break 'node (if best >= beta { best } else { ceiling }, best_move);
+            }
+
+            children.sort_unstable_by_key(|c| std::cmp::Reverse(c.map_or(i32::MIN, |c| c.order)));
+            for child in children.iter().flatten() {
+                let floor = alpha.max(best);
+                if child.lower == child.upper || child.upper <= floor {
+                    // Settled or unable to raise the floor: its upper bound still counts when
+                    // every move fails low.
+                    best = best.max(child.upper);
+                    continue;
+                }
+                let effect = &child.effect;
+                let value = if effect.extra_turn {
+                    effect.gain + self.search(&effect.child, floor - effect.gain, beta - effect.gain)?
+                } else {
+                    -(effect.gain + self.search(&effect.child, -beta - effect.gain, -floor - effect.gain)?)
+                };
+                if value > best {
+                    best = value;
+                    if value > floor {
+                        best_move = child.house;
+                    }
+                }
+                if best >= beta {
+                    break;
+                }
+            }
+            (best, best_move)
+        };
+
+        let work = self.stats.nodes - nodes_before + 1;
+        if best <= alpha {
+            self.table.store(key, -bound, best, NO_MOVE, work);
+        } else if best >= beta {
+            self.table.store(key, best, bound, best_move, work);
+        } else {
+            self.table.store(key, best, best, best_move, work);
+        }
+        Ok(best)
+    }
+
+    /// The exact value of every legal move from `position`, for the side to move, stores included.
+    pub fn move_values(&mut self, position: &Position) -> Result<Vec<(usize, i32)>, SearchError> {
+        self.check_houses(position)?;
+        let board = position.without_stores();
+        let mut values = Vec::new();
+        for house in board.legal_moves() {
+            let effect = MoveEffect::of(&self.rules, &board, house);
+            let child_value = if effect.over { 0 } else { self.board_value(&effect.child)? };
+            values.push((house, position.margin() + effect.value(child_value)));
+        }
+        Ok(values)
+    }
+
+    /// A perfect-play line from `position` to the end of the game: each turn's houses (0-based),
+    /// the first turn for the side to move. Ties go to the move the search proved first.
+    pub fn principal_variation(&mut self, position: &Position) -> Result<Vec<Vec<usize>>, SearchError> {
+        self.check_houses(position)?;
+        let mut board = position.without_stores();
+        let mut turns = Vec::new();
+        let mut turn = Vec::new();
+        while !board.is_over(&self.rules) {
+            let target = self.board_value(&board)?;
+            let preferred = self.table.probe(board.house_key()).map_or(NO_MOVE, |k| k.best);
+            let mut moves: Vec<usize> = board.legal_moves().collect();
+            moves.sort_by_key(|&h| h as u8 != preferred);
+            let mut chosen = None;
+            for house in moves {
+                let effect = MoveEffect::of(&self.rules, &board, house);
+                if self.move_reaches(&effect, target)? {
+                    chosen = Some((house, effect));
+                    break;
+                }
+            }
+            let (house, effect) = chosen.expect("some move reaches the position's exact value");
+            turn.push(house);
+            if !effect.extra_turn {
+                turns.push(std::mem::take(&mut turn));
+            }
+            board = effect.child.without_stores();
+            if effect.over {
+                break;
+            }
+        }
+        if !turn.is_empty() {
+            turns.push(turn);
+        }
+        Ok(turns)
+    }
+
+    /// Whether the move with `effect` reaches board value `target` for its mover.
+    fn move_reaches(&mut self, effect: &MoveEffect, target: i32) -> Result<bool, SearchError> {
+        let child = effect.child.without_stores();
+        if effect.over {
+            return Ok(effect.value(0) >= target);
+        }
+        if let Some(value) = self.settled(&child)? {
+            return Ok(effect.value(value) >= target);
+        }
+        if effect.extra_turn {
+            self.at_least(&child, target - effect.gain)
+        } else {
+            // -(gain + v) >= target  <=>  v <= -target - gain  <=>  not v >= -target - gain + 1
+            Ok(!self.at_least(&child, 1 - target - effect.gain)?)
+        }
+    }
+
+    /// Solves `position` exactly: its value and the exact value of every first turn (with its
+    /// extra-turn chain), in [`first_turns`] order. `progress(done, total)` is called before the
+    /// first opening and after each.
+    pub fn analyse(
+        &mut self,
+        position: &Position,
+        mut progress: impl FnMut(usize, usize),
+    ) -> Result<Analysis, SearchError> {
+        self.check_houses(position)?;
+        let nodes_before = self.stats.nodes;
+        let turns = first_turns(&self.rules, position);
+        progress(0, turns.len());
+        let mut openings = Vec::with_capacity(turns.len());
+        let mut guess = 0;
+        for (i, (moves, after)) in turns.iter().enumerate() {
+            let board_value = self.board_value_near(after, guess)?;
+            guess = board_value;
+            openings.push(Opening { moves: moves.clone(), value: -(after.margin() + board_value) });
+            progress(i + 1, turns.len());
+        }
+        let value = openings.iter().map(|o| o.value).max().unwrap_or_else(|| position.final_margin(&self.rules));
+        let pie_value = self.rules.pie.then(|| openings.iter().map(|o| -o.value.abs()).max().unwrap_or(value));
+        Ok(Analysis { value: pie_value.unwrap_or(value), openings, pie_value, nodes: self.stats.nodes - nodes_before })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::Solver;
+
+    #[test]
+    fn small_starts_match_the_reference_solver() {
+        for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE, Rules::BGA, Rules::SWEDISH, Rules::WETHERELL] {
+            for (houses, seeds) in [(3, 3), (4, 2), (4, 3), (3, 5)] {
+                let start = Position::start(houses, seeds).unwrap();
+                let expected = Solver::new(rules).unwrap().value(&start);
+                let mut search =
+                    Search::new(rules, None, &SearchOptions { table_bytes: 1 << 20, deadline: None }).unwrap();
+                assert_eq!(search.value(&start).unwrap(), expected, "{rules} Kalah({houses},{seeds})");
+            }
+        }
+    }
+}

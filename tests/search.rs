@@ -1,0 +1,167 @@
+//! The MTD(f) search: exact values equal to the databases' and the reference solver's on random
+//! positions, consistent move values and principal variations, and time limits that never
+//! produce a value.
+
+use std::path::Path;
+use std::time::Instant;
+
+use kalah::database::Database;
+use kalah::database::build::{self, BuildOptions, Silent};
+use kalah::rules::{Capture, Remaining, Rules};
+use kalah::search::{Search, SearchError, SearchOptions};
+use kalah::solve::Solver;
+use kalah::{Position, Side};
+
+fn build_db(root: &Path, rules: &Rules, houses: usize, max_seeds: usize) -> Database {
+    let options = BuildOptions { max_seeds, compress: true, reference_moves: false };
+    build::build(root, rules, houses, &options, &Silent).expect("the build succeeds");
+    Database::open(root, rules, houses).expect("the database opens")
+}
+
+fn options() -> SearchOptions {
+    SearchOptions { table_bytes: 16 << 20, deadline: None }
+}
+
+/// A fixed pseudo-random sequence, so failures can be replayed.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 16) % n
+    }
+}
+
+/// A uniformly drawn position of `db`'s layer `seeds`, with stores making up `total` seeds.
+fn random_position(db: &Database, seeds: usize, random: &mut Lcg) -> Option<Position> {
+    let layer = db.layer(seeds)?;
+    if layer.is_empty() {
+        return None;
+    }
+    let m = db.houses();
+    let (mut mover, mut opponent) = ([0u8; 8], [0u8; 8]);
+    layer.rows(random.below(layer.len()), &mut mover[..m], &mut opponent[..m]);
+    let mut bins: Vec<u32> = mover[..m].iter().map(|&s| u32::from(s)).collect();
+    bins.push(random.below(20) as u32);
+    bins.extend(opponent[..m].iter().map(|&s| u32::from(s)));
+    bins.push(random.below(20) as u32);
+    Some(Position::from_bins(&bins, Side::South).unwrap())
+}
+
+#[test]
+fn search_values_equal_database_values_inside_the_database() {
+    let rule_sets = kalah::rules::RULE_SETS.iter().map(|(_, rules)| *rules).chain([Rules {
+        capture: Capture::None,
+        remaining: Remaining::Discard,
+        ..Rules::STANDARD
+    }]);
+    let mut random = Lcg(4);
+    let mut checked = 0;
+    for rules in rule_sets {
+        let full_root = tempfile::tempdir().unwrap();
+        let small_root = tempfile::tempdir().unwrap();
+        let full = build_db(full_root.path(), &rules, 6, 13);
+        // The search probes a smaller database, so it must search its way down to it.
+        let small = build_db(small_root.path(), &rules, 6, 6);
+        let mut with_small = Search::new(rules, Some(&small), &options()).unwrap();
+        let mut without = Search::new(rules, None, &options()).unwrap();
+        for _ in 0..150 {
+            let seeds = 7 + random.below(7) as usize;
+            let Some(position) = random_position(&full, seeds, &mut random) else { continue };
+            let expected = full.value(&position).unwrap();
+            assert_eq!(with_small.value(&position).unwrap(), expected, "{rules}: {position}");
+            assert_eq!(without.value(&position).unwrap(), expected, "{rules}, no database: {position}");
+            let mut moves = with_small.move_values(&position).unwrap();
+            let mut from_db = full.move_values(&position).unwrap();
+            moves.sort();
+            from_db.sort();
+            assert_eq!(moves, from_db, "{rules}: move values of {position}");
+            checked += 1;
+        }
+        assert!(with_small.stats().probes > 0, "{rules}: the small database was never probed");
+    }
+    assert!(checked > 700, "only {checked} positions compared");
+}
+
+#[test]
+fn search_values_equal_the_reference_solver_beyond_the_database() {
+    let root = tempfile::tempdir().unwrap();
+    let mut random = Lcg(11);
+    for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE, Rules::WETHERELL] {
+        let db = build_db(root.path(), &rules, 4, 8);
+        let mut search = Search::new(rules, Some(&db), &options()).unwrap();
+        let mut solver = Solver::new(rules).unwrap();
+        for _ in 0..60 {
+            // 12 to 20 seeds spread at random over the 8 houses.
+            let mut bins = [0u32; 10];
+            for _ in 0..12 + random.below(9) {
+                let house = random.below(8) as usize;
+                bins[if house < 4 { house } else { house + 1 }] += 1;
+            }
+            let position = Position::from_bins(&bins, Side::North).unwrap();
+            assert_eq!(search.value(&position).unwrap(), solver.value(&position), "{rules}: {position}");
+        }
+    }
+}
+
+/// Plays `line` from `position`: every turn but the last passes the move, and the game ends with
+/// the first player's margin equal to the value.
+fn assert_line_reaches(rules: &Rules, position: &Position, line: &[Vec<usize>], value: i32) {
+    let mut board = *position;
+    let first = board.to_move();
+    for (i, turn) in line.iter().enumerate() {
+        for (j, &house) in turn.iter().enumerate() {
+            let outcome = board.play(rules, house);
+            let last_of_turn = j + 1 == turn.len();
+            assert!(outcome.over || outcome.extra_turn != last_of_turn, "turn {i} of {line:?}: extra turns wrong");
+        }
+    }
+    assert!(board.is_over(rules) || board.mover_houses().iter().all(|&s| s == 0), "{board} not over");
+    let margin = if board.to_move() == first { board.margin() } else { -board.margin() };
+    assert_eq!(margin, value, "the line {line:?} ends at {margin}, not {value}");
+}
+
+#[test]
+fn principal_variations_are_legal_and_end_at_the_value() {
+    for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE, Rules::BGA, Rules::SWEDISH] {
+        for (houses, seeds) in [(4, 3), (3, 4), (5, 2)] {
+            let start = Position::start(houses, seeds).unwrap();
+            let mut search = Search::new(rules, None, &options()).unwrap();
+            let value = search.value(&start).unwrap();
+            let line = search.principal_variation(&start).unwrap();
+            assert_line_reaches(&rules, &start, &line, value);
+        }
+    }
+}
+
+#[test]
+fn analysis_openings_match_the_reference_solver() {
+    let start = Position::start(4, 4).unwrap();
+    for rules in [Rules::STANDARD, Rules { pie: true, ..Rules::EMPTY_CAPTURE }] {
+        let reference = kalah::solve::analyse(&mut Solver::new(rules).unwrap(), &start);
+        let analysis = Search::new(rules, None, &options()).unwrap().analyse(&start, |_, _| {}).unwrap();
+        assert_eq!(analysis.value, reference.value, "{rules}");
+        assert_eq!(analysis.openings, reference.openings, "{rules}");
+        assert_eq!(analysis.pie_value, reference.pie_value, "{rules}");
+    }
+}
+
+#[test]
+fn a_search_out_of_time_reports_no_value() {
+    let start = Position::start(6, 6).unwrap();
+    let options = SearchOptions { table_bytes: 1 << 20, deadline: Some(Instant::now()) };
+    let mut search = Search::new(Rules::STANDARD, None, &options).unwrap();
+    assert!(matches!(search.value(&start), Err(SearchError::TimeUp { .. })));
+}
+
+#[test]
+fn a_database_for_other_rules_or_boards_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let db = build_db(root.path(), &Rules::STANDARD, 3, 4);
+    assert!(matches!(Search::new(Rules::EMPTY_CAPTURE, Some(&db), &options()), Err(SearchError::WrongDatabase { .. })));
+    let mut search = Search::new(Rules { pie: true, ..Rules::STANDARD }, Some(&db), &options()).unwrap();
+    let err = search.value(&Position::start(4, 1).unwrap()).unwrap_err();
+    assert!(err.to_string().contains("is for 3 houses, not 4 houses"), "{err}");
+    let cw = Rules { direction: kalah::rules::Direction::Cw, ..Rules::STANDARD };
+    assert!(matches!(Search::new(cw, None, &options()), Err(SearchError::Cycles)));
+}
