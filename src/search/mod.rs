@@ -7,6 +7,14 @@
 //! a position's value is its store difference plus its board value. Every value it reports is
 //! exact: bounds only ever come from complete proofs, and a search that runs out of time says so
 //! instead of answering.
+//!
+//! What pays, measured on Kalah(6,4) with the 24-seed database (value only): move ordering above
+//! all (see `move_order`); prefetching the children's table buckets before the transposition
+//! cutoffs read them (27 s to 18 s before the ordering was fixed). What does not: iterative
+//! deepening for MTD(f)'s first guess (7 passes from 0 cost 2.07 M nodes, 2 passes from the exact
+//! value 2.07 M: the last two passes are the whole cost), a history heuristic (as a tie-break it
+//! never fires, in place of the house order it costs 14 times the nodes), and handing the table
+//! bounds read for the cutoffs down to the child instead of reading them again (same speed).
 
 pub mod table;
 
