@@ -248,6 +248,18 @@ impl Location<'_> {
     }
 }
 
+/// A started probe: the board value, read when asked for ([`Database::start_probe`]).
+#[derive(Clone, Copy)]
+pub struct Probe<'a>(Location<'a>);
+
+impl Probe<'_> {
+    /// The board value.
+    #[inline]
+    pub fn value(self) -> i32 {
+        self.0.value()
+    }
+}
+
 /// A layer's values, either straight from the file's memory map or decompressed into memory.
 enum Values {
     Mapped { map: Mmap, start: usize },
@@ -519,6 +531,18 @@ impl Database {
     #[inline]
     pub fn board_value(&self, position: &Position) -> Result<i32, DbError> {
         Ok(self.locate(position)?.value())
+    }
+
+    /// Starts a probe: finds where the board value of `position` is and asks the processor to
+    /// bring it in, so that a caller with other memory reads to start (a search reading its
+    /// transposition table) can overlap them all before reading [`Probe::value`].
+    #[inline]
+    pub fn start_probe(&self, position: &Position) -> Result<Probe<'_>, DbError> {
+        let location = self.locate(position)?;
+        if let Location::Stored(byte) = location {
+            prefetch(std::ptr::from_ref(byte));
+        }
+        Ok(Probe(location))
     }
 
     /// Board values of many positions at once, into `out` (same length): the same answers as

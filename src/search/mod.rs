@@ -290,7 +290,8 @@ impl<'db> Search<'db> {
         let (best, best_move) = 'node: {
             // Every child's bounds: exact when the game ends or the database knows it, else from
             // the table (enhanced transposition cutoff) and the seeds left.
-            let mut probe_positions = [Position::start(1, 0).expect("an empty board"); MAX_HOUSES];
+            // Database reads and table reads are all started before any is waited for.
+            let mut started = [None; MAX_HOUSES];
             let mut probe_slots = [0usize; MAX_HOUSES];
             let mut probes = 0;
             let mut searched = [0usize; MAX_HOUSES];
@@ -313,8 +314,8 @@ impl<'db> Search<'db> {
                     (child.lower, child.upper) = (value, value);
                 } else {
                     let child_seeds = seeds - (effect.child.mover_store() + effect.child.opponent_store()) as u32;
-                    if self.database.is_some() && child_seeds <= self.database_seeds {
-                        probe_positions[probes] = effect.child;
+                    if let Some(db) = self.database.filter(|_| child_seeds <= self.database_seeds) {
+                        started[probes] = Some(db.start_probe(&effect.child)?);
                         probe_slots[probes] = count;
                         probes += 1;
                     } else {
@@ -326,7 +327,6 @@ impl<'db> Search<'db> {
                 children[count] = Some(child);
                 count += 1;
             }
-            // The table's buckets were prefetched together above, so these reads overlap.
             for &slot in &searched[..searches] {
                 let child = children[slot].as_mut().expect("a child");
                 let effect = &child.effect;
@@ -338,16 +338,11 @@ impl<'db> Search<'db> {
                 let (a, b) = (effect.value(low), effect.value(high));
                 (child.lower, child.upper) = (a.min(b), a.max(b));
             }
-            if probes > 0 {
-                let db = self.database.expect("probes only with a database");
-                let mut values = [0i32; MAX_HOUSES];
-                db.board_values(&probe_positions[..probes], &mut values[..probes])?;
-                self.stats.probes += probes as u64;
-                for (&slot, &value) in probe_slots[..probes].iter().zip(&values) {
-                    let child = children[slot].as_mut().expect("a child");
-                    let value = child.effect.value(value);
-                    (child.lower, child.upper) = (value, value);
-                }
+            self.stats.probes += probes as u64;
+            for (&slot, probe) in probe_slots[..probes].iter().zip(&started) {
+                let child = children[slot].as_mut().expect("a child");
+                let value = child.effect.value(probe.expect("a started probe").value());
+                (child.lower, child.upper) = (value, value);
             }
             let children = &mut children[..count];
             let mut best = i32::MIN;
