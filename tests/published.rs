@@ -59,7 +59,7 @@ fn check_with_database(
     for row in
         published::results().iter().filter(|r| r.rules == rules && r.houses == houses && range.contains(&r.seeds))
     {
-        let options = SearchOptions { table_bytes: 256 << 20, deadline: None };
+        let options = SearchOptions { table_bytes: 256 << 20, deadline: None, threads: 2 };
         let mut search = Search::new(rules, Some(&db), &options).unwrap();
         let value = search.value(&Position::start(houses, row.seeds).unwrap()).unwrap();
         assert!(

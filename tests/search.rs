@@ -19,7 +19,12 @@ fn build_db(root: &Path, rules: &Rules, houses: usize, max_seeds: usize) -> Data
 }
 
 fn options() -> SearchOptions {
-    SearchOptions { table_bytes: 16 << 20, deadline: None }
+    SearchOptions { table_bytes: 16 << 20, deadline: None, threads: 1 }
+}
+
+/// Two threads sharing the table: the values must not change.
+fn parallel() -> SearchOptions {
+    SearchOptions { threads: 2, ..options() }
 }
 
 /// A fixed pseudo-random sequence, so failures can be replayed.
@@ -63,7 +68,7 @@ fn search_values_equal_database_values_inside_the_database() {
         let full = build_db(full_root.path(), &rules, 6, 13);
         // The search probes a smaller database, so it must search its way down to it.
         let small = build_db(small_root.path(), &rules, 6, 6);
-        let mut with_small = Search::new(rules, Some(&small), &options()).unwrap();
+        let mut with_small = Search::new(rules, Some(&small), &parallel()).unwrap();
         let mut without = Search::new(rules, None, &options()).unwrap();
         for _ in 0..150 {
             let seeds = 7 + random.below(7) as usize;
@@ -139,7 +144,7 @@ fn analysis_openings_match_the_reference_solver() {
     let start = Position::start(4, 4).unwrap();
     for rules in [Rules::STANDARD, Rules { pie: true, ..Rules::EMPTY_CAPTURE }] {
         let reference = kalah::solve::analyse(&mut Solver::new(rules).unwrap(), &start);
-        let analysis = Search::new(rules, None, &options()).unwrap().analyse(&start, |_, _| {}).unwrap();
+        let analysis = Search::new(rules, None, &parallel()).unwrap().analyse(&start, |_, _| {}).unwrap();
         assert_eq!(analysis.value, reference.value, "{rules}");
         assert_eq!(analysis.openings, reference.openings, "{rules}");
         assert_eq!(analysis.pie_value, reference.pie_value, "{rules}");
@@ -149,7 +154,7 @@ fn analysis_openings_match_the_reference_solver() {
 #[test]
 fn a_search_out_of_time_reports_no_value() {
     let start = Position::start(6, 6).unwrap();
-    let options = SearchOptions { table_bytes: 1 << 20, deadline: Some(Instant::now()) };
+    let options = SearchOptions { table_bytes: 1 << 20, deadline: Some(Instant::now()), threads: 2 };
     let mut search = Search::new(Rules::STANDARD, None, &options).unwrap();
     assert!(matches!(search.value(&start), Err(SearchError::TimeUp { .. })));
 }

@@ -32,6 +32,18 @@ pub struct SearchArgs {
     /// Give up (exit 1, no value) after this many seconds.
     #[arg(long, value_name = "S")]
     pub time_limit: Option<f64>,
+    /// Search threads sharing the table (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+/// The thread count asked for, or every core.
+fn threads(asked: Option<usize>) -> anyhow::Result<usize> {
+    match asked {
+        Some(0) => Err(input_error("--threads must be at least 1")),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
 }
 
 impl SearchArgs {
@@ -46,7 +58,7 @@ impl SearchArgs {
         if self.table_mb == 0 {
             return Err(input_error("--table-mb must be at least 1"));
         }
-        Ok(SearchOptions { table_bytes: self.table_mb << 20, deadline })
+        Ok(SearchOptions { table_bytes: self.table_mb << 20, deadline, threads: threads(self.threads)? })
     }
 }
 
@@ -461,6 +473,9 @@ pub struct BenchArgs {
     /// Transposition table size in MiB (fixed, so that node counts repeat).
     #[arg(long, value_name = "MIB", default_value_t = 1024)]
     table_mb: usize,
+    /// Search threads (node counts repeat only with one).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    threads: usize,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -479,7 +494,11 @@ const BENCH: [(&str, &str, bool); 6] = [
 ];
 
 pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
-    let options = SearchOptions { table_bytes: args.table_mb.max(1) << 20, deadline: None };
+    let options = SearchOptions {
+        table_bytes: args.table_mb.max(1) << 20,
+        deadline: None,
+        threads: threads(Some(args.threads))?,
+    };
     let mut rows = Vec::new();
     let mut text = String::new();
     for (rules_name, start_text, needs_db) in BENCH {
@@ -520,7 +539,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
         }));
     }
     if args.json {
-        return Ok(format!("{}\n", json!({ "table_mb": args.table_mb, "results": rows })));
+        return Ok(format!("{}\n", json!({ "table_mb": args.table_mb, "threads": args.threads, "results": rows })));
     }
     Ok(text)
 }

@@ -18,6 +18,8 @@
 
 pub mod table;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -50,6 +52,11 @@ pub enum SearchError {
     /// A database probe failed (a damaged or missing layer).
     #[error(transparent)]
     Database(#[from] DbError),
+    /// A helper thread was told to stop because the main thread finished; never returned by the
+    /// public methods.
+    #[doc(hidden)]
+    #[error("stopped")]
+    Stopped,
     /// The time limit passed before the value was proven.
     #[error("no exact value within the time limit ({nodes} nodes searched)")]
     TimeUp {
@@ -65,11 +72,13 @@ pub struct SearchOptions {
     pub table_bytes: usize,
     /// Stop with [`SearchError::TimeUp`] once this instant has passed.
     pub deadline: Option<Instant>,
+    /// Threads searching each zero-window test together, sharing the table (at least 1).
+    pub threads: usize,
 }
 
 impl Default for SearchOptions {
     fn default() -> SearchOptions {
-        SearchOptions { table_bytes: 256 << 20, deadline: None }
+        SearchOptions { table_bytes: 256 << 20, deadline: None, threads: 1 }
     }
 }
 
@@ -118,11 +127,19 @@ pub struct Search<'db> {
     database: Option<&'db Database>,
     /// Positions with at most this many seeds on the board are probed (0 without a database).
     database_seeds: u32,
-    table: Table,
+    table: Arc<Table>,
     deadline: Option<Instant>,
     /// Whether every seed ends in a store, so that board values have the parity of the seeds.
     parity: bool,
     stats: Stats,
+    threads: usize,
+    /// 0 for the main thread; a helper's number perturbs its move order near the root, so that
+    /// helpers work on other subtrees than the main thread and leave proofs in the shared table.
+    helper: usize,
+    /// Set when a helper should give up its search.
+    stop: Option<Arc<AtomicBool>>,
+    /// Moves from the root of the current zero-window test.
+    ply: u32,
 }
 
 impl<'db> Search<'db> {
@@ -144,10 +161,60 @@ impl<'db> Search<'db> {
             rules,
             database,
             database_seeds: database.map_or(0, |db| db.max_seeds() as u32),
-            table: Table::with_bytes(options.table_bytes),
+            table: Arc::new(Table::with_bytes(options.table_bytes)),
             deadline: options.deadline,
             parity: rules.remaining == Remaining::Owner,
             stats: Stats::default(),
+            threads: options.threads.max(1),
+            helper: 0,
+            stop: None,
+            ply: 0,
+        })
+    }
+
+    /// A helper for a parallel zero-window test: the same rules, database and table.
+    fn helper(&self, helper: usize, stop: &Arc<AtomicBool>) -> Search<'db> {
+        Search {
+            table: Arc::clone(&self.table),
+            stats: Stats::default(),
+            threads: 1,
+            helper,
+            stop: Some(Arc::clone(stop)),
+            ply: 0,
+            ..*self
+        }
+    }
+
+    /// One zero-window test at `beta` (`board` not settled): the fail-soft result. With more than
+    /// one thread, helpers search the same test with other move orders near the root until the
+    /// main thread has its answer; only the main thread's answer is used.
+    fn pass(&mut self, board: &Position, beta: i32) -> Result<i32, SearchError> {
+        self.stats.passes += 1;
+        self.ply = 0;
+        if self.threads <= 1 {
+            return self.search(board, beta - 1, beta);
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let helpers: Vec<Search<'db>> = (1..self.threads).map(|id| self.helper(id, &stop)).collect();
+        std::thread::scope(|scope| {
+            let running: Vec<_> = helpers
+                .into_iter()
+                .map(|mut helper| {
+                    scope.spawn(move || {
+                        // A helper's result, or its being stopped, changes nothing but the table.
+                        let _ = helper.search(board, beta - 1, beta);
+                        helper.stats
+                    })
+                })
+                .collect();
+            let result = self.search(board, beta - 1, beta);
+            stop.store(true, Ordering::Relaxed);
+            for helper in running {
+                let stats = helper.join().expect("a helper thread does not panic");
+                self.stats.nodes += stats.nodes;
+                self.stats.probes += stats.probes;
+            }
+            result
         })
     }
 
@@ -221,8 +288,7 @@ impl<'db> Search<'db> {
 
     /// Whether the board value of `board` is at least `beta` (`board` not settled).
     fn at_least(&mut self, board: &Position, beta: i32) -> Result<bool, SearchError> {
-        self.stats.passes += 1;
-        Ok(self.search(board, beta - 1, beta)? >= beta)
+        Ok(self.pass(board, beta)? >= beta)
     }
 
     /// MTD(f): zero-window tests converging on the exact value from `guess`.
@@ -232,8 +298,7 @@ impl<'db> Search<'db> {
         let mut value = guess.clamp(lower, upper);
         while lower < upper {
             let beta = if value == lower { value + 1 } else { value };
-            self.stats.passes += 1;
-            value = self.search(board, beta - 1, beta)?;
+            value = self.pass(board, beta)?;
             if value < beta {
                 upper = value;
             } else {
@@ -259,8 +324,13 @@ impl<'db> Search<'db> {
     /// is at least `v`, anything between is exact.
     fn search(&mut self, board: &Position, mut alpha: i32, mut beta: i32) -> Result<i32, SearchError> {
         self.stats.nodes += 1;
-        if self.stats.nodes & 0xFFFF == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(SearchError::TimeUp { nodes: self.stats.nodes });
+        if self.stats.nodes & 0x3FF == 0 {
+            if self.stop.as_ref().is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                return Err(SearchError::Stopped);
+            }
+            if self.stats.nodes & 0xFFFF == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(SearchError::TimeUp { nodes: self.stats.nodes });
+            }
         }
         let nodes_before = self.stats.nodes;
         let seeds = board.seeds_on_board();
@@ -359,6 +429,9 @@ impl<'db> Search<'db> {
             }
 
             children.sort_unstable_by_key(|c| std::cmp::Reverse(c.map_or(i32::MIN, |c| c.order)));
+            if self.helper > 0 && self.ply < 2 {
+                children.rotate_left(self.helper % children.len());
+            }
             for child in children.iter().flatten() {
                 let floor = alpha.max(best);
                 if child.lower == child.upper || child.upper <= floor {
@@ -368,11 +441,13 @@ impl<'db> Search<'db> {
                     continue;
                 }
                 let effect = &child.effect;
+                self.ply += 1;
                 let value = if effect.extra_turn {
                     effect.gain + self.search(&effect.child, floor - effect.gain, beta - effect.gain)?
                 } else {
                     -(effect.gain + self.search(&effect.child, -beta - effect.gain, -floor - effect.gain)?)
                 };
+                self.ply -= 1;
                 if value > best {
                     best = value;
                     if value > floor {
@@ -501,7 +576,8 @@ mod tests {
                 let start = Position::start(houses, seeds).unwrap();
                 let expected = Solver::new(rules).unwrap().value(&start);
                 let mut search =
-                    Search::new(rules, None, &SearchOptions { table_bytes: 1 << 20, deadline: None }).unwrap();
+                    Search::new(rules, None, &SearchOptions { table_bytes: 1 << 20, deadline: None, threads: 1 })
+                        .unwrap();
                 assert_eq!(search.value(&start).unwrap(), expected, "{rules} Kalah({houses},{seeds})");
             }
         }

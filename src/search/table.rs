@@ -1,32 +1,28 @@
 //! The transposition table: a fixed-size array of packed entries, each holding proven bounds on
 //! the board value of one house configuration, the move that last proved something, and how much
-//! work the proof took.
+//! work the proof took. Threads share one table.
 //!
 //! Board values depend on the houses only (not the stores, not the side), so an entry is keyed by
 //! [`Position::house_key`](crate::board::Position::house_key) and stores values relative to the
 //! node: nothing needs adjusting when the same houses are reached with other stores. The whole key
 //! is kept, so a hit is never a collision and bounds read back are always proven.
+//!
+//! Layout: one 64-byte cache line per bucket: a version word, then two entries of three words (key
+//! low, key high, data). The version makes each bucket a sequence lock: a writer makes it odd while
+//! it writes, a reader that sees it odd or changed treats the read as a miss. A writer that finds
+//! the bucket locked drops its store (the table may always forget), so no thread ever waits, and
+//! no reader ever sees half of one entry with half of another.
+
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering, fence};
+
+use memmap2::{MmapMut, MmapOptions};
 
 /// No move recorded.
 pub const NO_MOVE: u8 = u8::MAX;
 
-/// Entries per bucket: one kept for the work behind it, one always replaced.
-const BUCKET: usize = 2;
-
-/// One entry: 24 bytes. Every bit pattern is a valid entry, all zeros an empty one.
-#[derive(Clone, Copy, Default)]
-#[repr(C)]
-struct Entry {
-    /// The house key, low and high halves; zero marks an empty entry (an empty board is over and
-    /// never stored).
-    key_low: u64,
-    key_high: u64,
-    lower: i16,
-    upper: i16,
-    best: u8,
-    /// log2 of the nodes searched to prove these bounds, for replacement.
-    work: u8,
-}
+/// Words per bucket: the version, two entries of three words, one spare.
+const BUCKET_WORDS: usize = 8;
 
 /// What the table knows about a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,14 +35,48 @@ pub struct Known {
     pub best: u8,
 }
 
-/// A transposition table of a fixed number of entries.
-pub struct Table {
-    /// Anonymous memory advised for huge pages: every probe is a random read, and with 4 KiB
-    /// pages it would also miss the TLB.
-    memory: crate::database::LayerBuffer,
-    mask: usize,
-    stores: u64,
+/// One entry's data word: bounds, best move, work (log2 of the nodes behind the proof).
+#[derive(Clone, Copy)]
+struct Data {
+    lower: i16,
+    upper: i16,
+    best: u8,
+    work: u8,
 }
+
+impl Data {
+    fn pack(self) -> u64 {
+        u64::from(self.lower as u16)
+            | u64::from(self.upper as u16) << 16
+            | u64::from(self.best) << 32
+            | u64::from(self.work) << 40
+    }
+
+    fn unpack(word: u64) -> Data {
+        Data {
+            lower: word as u16 as i16,
+            upper: (word >> 16) as u16 as i16,
+            best: (word >> 32) as u8,
+            work: (word >> 40) as u8,
+        }
+    }
+}
+
+/// A transposition table of a fixed number of buckets, shared by every thread of a search.
+pub struct Table {
+    /// Keeps the memory mapped; only reached through `words`.
+    _memory: MmapMut,
+    /// The mapping's words, all accessed atomically.
+    words: NonNull<AtomicU64>,
+    len: usize,
+    mask: usize,
+}
+
+// SAFETY: the table's memory is only ever read and written through atomics (`words`), and the
+// mapping it points into lives as long as the table.
+unsafe impl Send for Table {}
+// SAFETY: as above: shared access is atomic access.
+unsafe impl Sync for Table {}
 
 /// Mixes a house key into a bucket number: keys are small dense bytes, so they need mixing.
 #[inline]
@@ -59,100 +89,116 @@ fn hash(key: u128) -> u64 {
 }
 
 impl Table {
-    /// Bytes per entry.
-    pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+    /// Bytes per bucket (two entries).
+    pub const BUCKET_BYTES: usize = BUCKET_WORDS * 8;
 
-    /// A table using at most `bytes` of memory (at least one bucket), a power of two of buckets.
+    /// A table using at most `bytes` of memory (at least one bucket), a power of two of buckets,
+    /// in anonymous memory advised for huge pages: every probe is a random read, and with 4 KiB
+    /// pages it would also miss the TLB.
     pub fn with_bytes(bytes: usize) -> Table {
-        let buckets = (bytes / (BUCKET * Table::ENTRY_BYTES)).max(1);
+        let buckets = (bytes / Table::BUCKET_BYTES).max(1);
         let buckets = if buckets.is_power_of_two() { buckets } else { buckets.next_power_of_two() / 2 };
-        let memory = crate::database::LayerBuffer::zeroed(buckets * BUCKET * Table::ENTRY_BYTES)
-            .expect("memory for the transposition table");
-        Table { memory, mask: buckets - 1, stores: 0 }
-    }
-
-    #[inline]
-    fn entries(&self) -> &[Entry] {
-        let bytes = self.memory.bytes();
-        // SAFETY: the buffer is page-aligned and a whole number of entries long; Entry is plain
-        // integers with C layout, so every byte pattern is a valid Entry; the borrow of `self`
-        // keeps the bytes alive and unaliased by writers.
-        unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<Entry>(), bytes.len() / Table::ENTRY_BYTES) }
-    }
-
-    #[inline]
-    fn entries_mut(&mut self) -> &mut [Entry] {
-        let bytes = self.memory.bytes_mut();
-        // SAFETY: as in `entries`, and the exclusive borrow of `self` makes this the only view.
-        unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<Entry>(), bytes.len() / Table::ENTRY_BYTES) }
+        let len = buckets * BUCKET_WORDS;
+        let mut memory = MmapOptions::new().len(len * 8).map_anon().expect("memory for the transposition table");
+        #[cfg(target_os = "linux")]
+        if len * 8 >= 2 << 20 {
+            // Only a hint: without transparent huge pages everything still works.
+            let _ = memory.advise(memmap2::Advice::HugePage);
+        }
+        let words = NonNull::new(memory.as_mut_ptr().cast::<AtomicU64>()).expect("a mapped address");
+        Table { _memory: memory, words, len, mask: buckets - 1 }
     }
 
     /// Memory used, in bytes.
     pub fn bytes(&self) -> usize {
-        self.memory.bytes().len()
-    }
-
-    /// Entries written so far (new and updated).
-    pub fn stores(&self) -> u64 {
-        self.stores
-    }
-
-    /// Forgets everything.
-    pub fn clear(&mut self) {
-        self.entries_mut().fill(Entry::default());
-        self.stores = 0;
+        self.len * 8
     }
 
     #[inline]
-    fn bucket(&self, key: u128) -> usize {
-        (hash(key) as usize & self.mask) * BUCKET
+    fn words(&self) -> &[AtomicU64] {
+        // SAFETY: the mapping is page-aligned (so 8-byte aligned), `len` words long, zeroed at
+        // creation (a valid AtomicU64 is any 8 bytes) and alive as long as `self`; every access
+        // goes through these atomics.
+        unsafe { std::slice::from_raw_parts(self.words.as_ptr(), self.len) }
+    }
+
+    #[inline]
+    fn bucket(&self, key: u128) -> &[AtomicU64] {
+        let start = (hash(key) as usize & self.mask) * BUCKET_WORDS;
+        &self.words()[start..start + BUCKET_WORDS]
     }
 
     /// Starts bringing the bucket of `key` into the cache; no effect on results.
     #[inline]
     pub fn prefetch(&self, key: u128) {
-        crate::database::prefetch(std::ptr::from_ref(&self.entries()[self.bucket(key)]).cast());
+        crate::database::prefetch(self.bucket(key).as_ptr().cast());
     }
 
-    /// The bounds proven for `key`, if the table still holds them.
+    /// The bounds proven for `key`, if the table still holds them (and no writer is busy with
+    /// its bucket).
     #[inline]
     pub fn probe(&self, key: u128) -> Option<Known> {
         let (low, high) = (key as u64, (key >> 64) as u64);
-        let start = self.bucket(key);
-        self.entries()[start..start + BUCKET].iter().find(|e| e.key_low == low && e.key_high == high).map(|e| Known {
-            lower: i32::from(e.lower),
-            upper: i32::from(e.upper),
-            best: e.best,
-        })
+        let bucket = self.bucket(key);
+        let version = bucket[0].load(Ordering::Acquire);
+        if version & 1 != 0 {
+            return None;
+        }
+        let mut found = None;
+        for entry in bucket[1..7].chunks_exact(3) {
+            if entry[0].load(Ordering::Relaxed) == low && entry[1].load(Ordering::Relaxed) == high {
+                found = Some(Data::unpack(entry[2].load(Ordering::Relaxed)));
+                break;
+            }
+        }
+        fence(Ordering::Acquire);
+        if bucket[0].load(Ordering::Relaxed) != version {
+            return None;
+        }
+        found.map(|d| Known { lower: i32::from(d.lower), upper: i32::from(d.upper), best: d.best })
     }
 
     /// Records proven bounds for `key`. Bounds already held for it are kept where tighter: both
-    /// are proofs about the same exact value. `nodes` is the work the proof took.
+    /// are proofs about the same exact value. `nodes` is the work the proof took. Dropped when
+    /// another thread is writing the same bucket.
     #[inline]
-    pub fn store(&mut self, key: u128, lower: i32, upper: i32, best: u8, nodes: u64) {
+    pub fn store(&self, key: u128, lower: i32, upper: i32, best: u8, nodes: u64) {
         debug_assert!(lower <= upper, "bounds {lower}..{upper} contradict");
-        self.stores += 1;
         let (low, high) = (key as u64, (key >> 64) as u64);
         let work = (64 - nodes.leading_zeros()) as u8;
-        let start = self.bucket(key);
-        let bucket = &mut self.entries_mut()[start..start + BUCKET];
-        if let Some(entry) = bucket.iter_mut().find(|e| e.key_low == low && e.key_high == high) {
-            entry.lower = entry.lower.max(lower as i16);
-            entry.upper = entry.upper.min(upper as i16);
-            if best != NO_MOVE {
-                entry.best = best;
-            }
-            entry.work = entry.work.max(work);
+        let bucket = self.bucket(key);
+        let version = bucket[0].load(Ordering::Relaxed);
+        if version & 1 != 0
+            || bucket[0].compare_exchange(version, version + 1, Ordering::Acquire, Ordering::Relaxed).is_err()
+        {
             return;
         }
-        let fresh = Entry { key_low: low, key_high: high, lower: lower as i16, upper: upper as i16, best, work };
-        // The first entry keeps the costliest proof; the one it displaces moves to the second.
-        if work >= bucket[0].work {
-            bucket[1] = bucket[0];
-            bucket[0] = fresh;
+        fence(Ordering::Release);
+        let read = |i: usize| (bucket[1 + 3 * i].load(Ordering::Relaxed), bucket[2 + 3 * i].load(Ordering::Relaxed));
+        let data = |i: usize| Data::unpack(bucket[3 + 3 * i].load(Ordering::Relaxed));
+        let write = |i: usize, (key_low, key_high): (u64, u64), d: Data| {
+            bucket[1 + 3 * i].store(key_low, Ordering::Relaxed);
+            bucket[2 + 3 * i].store(key_high, Ordering::Relaxed);
+            bucket[3 + 3 * i].store(d.pack(), Ordering::Relaxed);
+        };
+        let fresh = Data { lower: lower as i16, upper: upper as i16, best, work };
+        if let Some(i) = (0..2).find(|&i| read(i) == (low, high)) {
+            let old = data(i);
+            let merged = Data {
+                lower: old.lower.max(fresh.lower),
+                upper: old.upper.min(fresh.upper),
+                best: if best != NO_MOVE { best } else { old.best },
+                work: old.work.max(work),
+            };
+            write(i, (low, high), merged);
+        } else if work >= data(0).work {
+            // The first entry keeps the costliest proof; the one it displaces moves to the second.
+            write(1, read(0), data(0));
+            write(0, (low, high), fresh);
         } else {
-            bucket[1] = fresh;
+            write(1, (low, high), fresh);
         }
+        bucket[0].store(version + 2, Ordering::Release);
     }
 }
 
@@ -162,17 +208,40 @@ mod tests {
 
     #[test]
     fn bounds_tighten_and_costly_entries_survive() {
-        let mut table = Table::with_bytes(Table::ENTRY_BYTES * BUCKET);
-        assert_eq!(table.bytes(), 48);
+        let table = Table::with_bytes(Table::BUCKET_BYTES);
+        assert_eq!(table.bytes(), 64);
         table.store(7, -3, 10, 2, 1000);
         table.store(7, 0, 12, NO_MOVE, 10);
         assert_eq!(table.probe(7), Some(Known { lower: 0, upper: 10, best: 2 }));
         // One bucket: two cheap newcomers take turns in the second entry, the costly one stays.
-        table.store(8, 1, 1, 0, 1);
+        table.store(8, -1, 1, 0, 1);
         table.store(9 << 64, 2, 2, 0, 1);
         assert_eq!(table.probe(7).map(|k| k.lower), Some(0));
         assert_eq!(table.probe(8), None);
         assert_eq!(table.probe(9 << 64).map(|k| k.upper), Some(2));
         assert_eq!(table.probe(9), None, "both halves of the key are compared");
+    }
+
+    #[test]
+    fn threads_never_read_a_mixed_entry() {
+        // Two writers hammer one bucket with entries whose bounds encode their key; readers must
+        // only ever see matching pairs.
+        let table = Table::with_bytes(Table::BUCKET_BYTES);
+        std::thread::scope(|scope| {
+            for thread in 0..3u64 {
+                let table = &table;
+                scope.spawn(move || {
+                    for i in 0..200_000u64 {
+                        let key = u128::from(1 + (i * 7 + thread) % 5);
+                        let value = key as i32 * 100;
+                        if thread < 2 {
+                            table.store(key, value, value, (key % 6) as u8, i);
+                        } else if let Some(known) = table.probe(key) {
+                            assert_eq!((known.lower, known.upper, known.best), (value, value, (key % 6) as u8));
+                        }
+                    }
+                });
+            }
+        });
     }
 }
