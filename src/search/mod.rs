@@ -15,6 +15,11 @@
 //! value 2.07 M: the last two passes are the whole cost), a history heuristic (as a tie-break it
 //! never fires, in place of the house order it costs 14 times the nodes), and handing the table
 //! bounds read for the cutoffs down to the child instead of reading them again (same speed).
+//!
+//! Helper threads rotate the move order at the first two plies. Measured with 2 threads: rotating
+//! at the root only gives standard Kalah(6,4) in 2.5 s instead of 1.65 s (a helper starting on a
+//! poor opening wastes its time), but a Kalah(6,5) mid-game position in 27 s instead of 33 s;
+//! not rotating at all, 3.0 s and 47 s.
 
 pub mod table;
 
