@@ -371,7 +371,8 @@ impl<'db> Search<'db> {
             let mut started = [None; MAX_HOUSES];
             let mut probe_slots = [0usize; MAX_HOUSES];
             let mut probes = 0;
-            let mut searched = [0usize; MAX_HOUSES];
+            // Children to search: slot, house key and seeds on the board, kept from the first loop.
+            let mut searched = [(0usize, 0u128, 0u32); MAX_HOUSES];
             let mut searches = 0;
             for house in board.legal_moves() {
                 let effect = MoveEffect::of(&self.rules, board, house);
@@ -396,19 +397,20 @@ impl<'db> Search<'db> {
                         probe_slots[probes] = count;
                         probes += 1;
                     } else {
-                        self.table.prefetch(effect.child.house_key());
-                        searched[searches] = count;
+                        let key = effect.child.house_key();
+                        self.table.prefetch(key);
+                        searched[searches] = (count, key, child_seeds);
                         searches += 1;
                     }
                 }
                 children[count] = Some(child);
                 count += 1;
             }
-            for &slot in &searched[..searches] {
+            for &(slot, key, child_seeds) in &searched[..searches] {
                 let child = children[slot].as_mut().expect("a child");
                 let effect = &child.effect;
-                let bound = seed_bound(effect.child.seeds_on_board());
-                let (low, high) = match self.table.probe(effect.child.house_key()) {
+                let bound = seed_bound(child_seeds);
+                let (low, high) = match self.table.probe(key) {
                     Some(known) => (known.lower.max(-bound), known.upper.min(bound)),
                     None => (-bound, bound),
                 };
