@@ -88,6 +88,15 @@ pub struct Outcome {
     pub over: bool,
 }
 
+/// splitmix64's finaliser: every input bit reaches the high and the low output bits. House keys
+/// and draw numbers are small dense integers, so hash tables and samplers mix them with this.
+#[inline]
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// A position: seed counts seen from the side to move, and which side that is.
 ///
 /// Bin order (relative): `0..m` mover's houses, `m` mover's store, `m+1..=2m` opponent's houses,

@@ -48,11 +48,7 @@ impl Hasher for KeyHasher {
     }
 
     fn write_u64(&mut self, word: u64) {
-        // splitmix64's finaliser: every input bit reaches the high and the low output bits.
-        let mut z = (self.0 ^ word).wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        self.0 = z ^ (z >> 31);
+        self.0 = crate::board::mix64((self.0 ^ word).wrapping_add(0x9E37_79B9_7F4A_7C15));
     }
 
     fn write_u128(&mut self, key: u128) {

@@ -330,10 +330,7 @@ pub fn probe_bench(args: &ProbeBenchArgs) -> anyhow::Result<String> {
         .into_par_iter()
         .map(|k| {
             // splitmix64 of the draw number: a fixed, well-spread sequence.
-            let mut z = k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            let mut index = (z ^ (z >> 31)) % total;
+            let mut index = kalah::board::mix64(k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % total;
             let layer = layers
                 .iter()
                 .find(|l| {

@@ -81,11 +81,7 @@ unsafe impl Sync for Table {}
 /// Mixes a house key into a bucket number: keys are small dense bytes, so they need mixing.
 #[inline]
 fn hash(key: u128) -> u64 {
-    // splitmix64's finaliser over both halves.
-    let mut z = (key as u64) ^ ((key >> 64) as u64).rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    crate::board::mix64((key as u64) ^ ((key >> 64) as u64).rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
 impl Table {
