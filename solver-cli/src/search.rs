@@ -153,14 +153,25 @@ pub fn search_error(err: SearchError) -> anyhow::Error {
     }
 }
 
-pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
-    let rules = args.rules.resolve();
-    let start = parse_start(&args.start)?;
+/// What a search from `position` needs before it starts: rules it can search, valid options, and
+/// the database (opened or built as [`database_for`] decides).
+fn prepare(
+    args: &SearchArgs,
+    rules: &Rules,
+    position: &Position,
+    when: Load,
+) -> anyhow::Result<(SearchOptions, Option<Database>)> {
     if rules.has_cycles() {
         return Err(search_error(SearchError::Cycles));
     }
-    let options = args.search.options()?;
-    let db = database_for(&args.search, &rules, &start, Load::Now)?;
+    let options = args.options()?;
+    Ok((options, database_for(args, rules, position, when)?))
+}
+
+pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
+    let rules = args.rules.resolve();
+    let start = parse_start(&args.start)?;
+    let (options, db) = prepare(&args.search, &rules, &start, Load::Now)?;
     let clock = Instant::now();
     let mut search = Search::new(rules, db.as_ref(), &options).map_err(search_error)?;
     let bar = ProgressBar::new(0).with_style(
@@ -253,11 +264,7 @@ pub struct QueryArgs {
 pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
     let rules = args.rules.resolve();
     let position = parse_position_arg(&args.position)?;
-    if rules.has_cycles() {
-        return Err(search_error(SearchError::Cycles));
-    }
-    let options = args.search.options()?;
-    let db = database_for(&args.search, &rules, &position, Load::WhenProbed)?;
+    let (options, db) = prepare(&args.search, &rules, &position, Load::WhenProbed)?;
     let clock = Instant::now();
     let mut search = Search::new(rules, db.as_ref(), &options).map_err(search_error)?;
     let source = if search.in_database(&position) { "database" } else { "search" };
