@@ -12,20 +12,9 @@ use kalah::rules::{Capture, Remaining, Rules};
 use kalah::solve::Solver;
 use kalah::{Position, parse_position};
 
-fn build_db(root: &Path, rules: &Rules, houses: usize, max_seeds: usize) -> Vec<LayerReport> {
-    let options = BuildOptions { max_seeds, compress: true, reference_moves: false };
-    build::build(root, rules, houses, &options, &Silent).expect("the build succeeds")
-}
+mod common;
 
-/// A fixed pseudo-random sequence, so failures can be replayed.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 16) % n
-    }
-}
+use common::{Lcg, build_db};
 
 #[test]
 fn database_values_equal_the_reference_search_for_every_rule_set() {

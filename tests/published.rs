@@ -2,12 +2,12 @@
 //! the reference solver reproduces every published start value it can reach without databases,
 //! and the search with databases every one up to Kalah(5,5) and Kalah(6,4), both rule sets.
 
-use kalah::database::Database;
-use kalah::database::build::{self, BuildOptions, Silent};
 use kalah::published;
 use kalah::search::{Search, SearchOptions};
 use kalah::solve::Solver;
 use kalah::{Notation, Position, Rules, parse_start, replay};
+
+mod common;
 
 #[test]
 fn published_perfect_games_end_at_their_published_margin() {
@@ -52,9 +52,7 @@ fn check_with_database(
 ) -> usize {
     let rules: Rules = rules_name.parse().unwrap();
     let root = tempfile::tempdir().unwrap();
-    let options = BuildOptions { max_seeds, compress: true, reference_moves: false };
-    build::build(root.path(), &rules, houses, &options, &Silent).unwrap();
-    let db = Database::open(root.path(), &rules, houses).unwrap();
+    let db = common::build_and_open(root.path(), &rules, houses, max_seeds);
     let mut checked = 0;
     for row in
         published::results().iter().filter(|r| r.rules == rules && r.houses == houses && range.contains(&r.seeds))

@@ -2,21 +2,16 @@
 //! positions, consistent move values and principal variations, and time limits that never
 //! produce a value.
 
-use std::path::Path;
 use std::time::Instant;
 
+use common::{Lcg, build_and_open};
 use kalah::database::Database;
-use kalah::database::build::{self, BuildOptions, Silent};
 use kalah::rules::{Capture, Remaining, Rules};
 use kalah::search::{Search, SearchError, SearchOptions};
 use kalah::solve::Solver;
 use kalah::{Position, Side};
 
-fn build_db(root: &Path, rules: &Rules, houses: usize, max_seeds: usize) -> Database {
-    let options = BuildOptions { max_seeds, compress: true, reference_moves: false };
-    build::build(root, rules, houses, &options, &Silent).expect("the build succeeds");
-    Database::open(root, rules, houses).expect("the database opens")
-}
+mod common;
 
 fn options() -> SearchOptions {
     SearchOptions { table_bytes: 16 << 20, deadline: None, threads: 1 }
@@ -25,16 +20,6 @@ fn options() -> SearchOptions {
 /// Two threads sharing the table: the values must not change.
 fn parallel() -> SearchOptions {
     SearchOptions { threads: 2, ..options() }
-}
-
-/// A fixed pseudo-random sequence, so failures can be replayed.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 16) % n
-    }
 }
 
 /// A uniformly drawn position of `db`'s layer `seeds`, with stores making up `total` seeds.
@@ -65,9 +50,9 @@ fn search_values_equal_database_values_inside_the_database() {
     for rules in rule_sets {
         let full_root = tempfile::tempdir().unwrap();
         let small_root = tempfile::tempdir().unwrap();
-        let full = build_db(full_root.path(), &rules, 6, 13);
+        let full = build_and_open(full_root.path(), &rules, 6, 13);
         // The search probes a smaller database, so it must search its way down to it.
-        let small = build_db(small_root.path(), &rules, 6, 6);
+        let small = build_and_open(small_root.path(), &rules, 6, 6);
         let mut with_small = Search::new(rules, Some(&small), &parallel()).unwrap();
         let mut without = Search::new(rules, None, &options()).unwrap();
         for _ in 0..150 {
@@ -93,7 +78,7 @@ fn search_values_equal_the_reference_solver_beyond_the_database() {
     let root = tempfile::tempdir().unwrap();
     let mut random = Lcg(11);
     for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE, Rules::WETHERELL] {
-        let db = build_db(root.path(), &rules, 4, 8);
+        let db = build_and_open(root.path(), &rules, 4, 8);
         let mut search = Search::new(rules, Some(&db), &options()).unwrap();
         let mut solver = Solver::new(rules).unwrap();
         for _ in 0..60 {
@@ -162,7 +147,7 @@ fn a_search_out_of_time_reports_no_value() {
 #[test]
 fn a_database_for_other_rules_or_boards_is_refused() {
     let root = tempfile::tempdir().unwrap();
-    let db = build_db(root.path(), &Rules::STANDARD, 3, 4);
+    let db = build_and_open(root.path(), &Rules::STANDARD, 3, 4);
     assert!(matches!(Search::new(Rules::EMPTY_CAPTURE, Some(&db), &options()), Err(SearchError::WrongDatabase { .. })));
     let mut search = Search::new(Rules { pie: true, ..Rules::STANDARD }, Some(&db), &options()).unwrap();
     let err = search.value(&Position::start(4, 1).unwrap()).unwrap_err();
