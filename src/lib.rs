@@ -16,6 +16,7 @@ pub mod board;
 pub mod database;
 pub mod game;
 pub mod index;
+pub mod jobs;
 pub mod notation;
 pub mod published;
 pub mod rules;

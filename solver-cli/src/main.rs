@@ -4,6 +4,7 @@
 //! failures.
 
 mod database;
+mod jobs;
 mod search;
 
 use clap::{Args, Parser, Subcommand};
@@ -44,6 +45,10 @@ enum Command {
     Bench(search::BenchArgs),
     /// Measure random database probes per second.
     ProbeBench(database::ProbeBenchArgs),
+    /// Run a job file (or one shard of it): resumes from its log, writes data/results/NAME.csv.
+    Run(jobs::RunArgs),
+    /// Combine the logs of a job's shards into one log and one set of result files.
+    Merge(jobs::MergeArgs),
 }
 
 /// The rule system: a named set, then any dimension overridden.
@@ -148,6 +153,8 @@ fn main() -> ExitCode {
         Command::Table(args) => search::table(&args),
         Command::Bench(args) => search::bench(&args),
         Command::ProbeBench(args) => database::probe_bench(&args),
+        Command::Run(args) => jobs::run(&args),
+        Command::Merge(args) => jobs::merge(&args),
     };
     match result.and_then(|text| write_stdout(&text)) {
         Ok(()) => ExitCode::SUCCESS,

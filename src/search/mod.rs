@@ -262,12 +262,40 @@ impl<'db> Search<'db> {
 
     /// As [`Search::board_value`], starting MTD(f) from `guess`.
     pub fn board_value_near(&mut self, position: &Position, guess: i32) -> Result<i32, SearchError> {
+        self.board_value_resuming(position, (i32::MIN, i32::MAX), guess, |_, _, _| {})
+    }
+
+    /// As [`Search::board_value_near`], starting from board-value bounds already proven (say by a
+    /// killed run) and calling `proven(lower, upper, nodes)` after every zero-window test with the
+    /// bounds proven so far and the nodes searched so far, so that a caller can save them.
+    pub fn board_value_resuming(
+        &mut self,
+        position: &Position,
+        (lower, upper): (i32, i32),
+        guess: i32,
+        proven: impl FnMut(i32, i32, u64),
+    ) -> Result<i32, SearchError> {
         self.check_houses(position)?;
         let board = position.without_stores();
         if let Some(value) = self.settled(&board)? {
             return Ok(value);
         }
-        self.mtdf(&board, guess)
+        self.mtdf(&board, guess, (lower, upper), proven)
+    }
+
+    /// Whether the board value of `position` is at least `beta`: one zero-window test, the cheapest
+    /// proof of a bound such as "the first player wins".
+    pub fn board_value_at_least(&mut self, position: &Position, beta: i32) -> Result<bool, SearchError> {
+        self.check_houses(position)?;
+        let board = position.without_stores();
+        if let Some(value) = self.settled(&board)? {
+            return Ok(value >= beta);
+        }
+        let bound = seed_bound(board.seeds_on_board());
+        if beta > bound || beta <= -bound {
+            return Ok(beta <= -bound);
+        }
+        self.at_least(&board, beta)
     }
 
     fn check_houses(&self, position: &Position) -> Result<(), SearchError> {
@@ -298,10 +326,22 @@ impl<'db> Search<'db> {
         Ok(self.pass(board, beta)? >= beta)
     }
 
-    /// MTD(f): zero-window tests converging on the exact value from `guess`.
-    fn mtdf(&mut self, board: &Position, guess: i32) -> Result<i32, SearchError> {
+    /// MTD(f): zero-window tests converging on the exact value from `guess`, inside the proven
+    /// `known` bounds, reporting the bounds after each test to `proven`.
+    fn mtdf(
+        &mut self,
+        board: &Position,
+        guess: i32,
+        known: (i32, i32),
+        mut proven: impl FnMut(i32, i32, u64),
+    ) -> Result<i32, SearchError> {
         let seeds = board.seeds_on_board();
-        let (mut lower, mut upper) = (-seed_bound(seeds), seed_bound(seeds));
+        let bound = seed_bound(seeds);
+        let (mut lower, mut upper) = (known.0.max(-bound), known.1.min(bound));
+        if lower > upper {
+            // Contradictory "proven" bounds: trust nothing but the seeds.
+            (lower, upper) = (-bound, bound);
+        }
         let mut value = guess.clamp(lower, upper);
         while lower < upper {
             let beta = if value == lower { value + 1 } else { value };
@@ -322,6 +362,7 @@ impl<'db> Search<'db> {
                 }
             }
             value = value.clamp(lower, upper);
+            proven(lower, upper, self.stats.nodes);
         }
         Ok(lower)
     }

@@ -1,0 +1,270 @@
+//! `kalah run` and `kalah merge` as users and batch systems call them: results, resuming after a
+//! kill, shards run side by side and merged, bad job files.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn kalah(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kalah")).args(args).output().expect("the kalah binary runs")
+}
+
+fn json_of(output: &Output, args: &[&str]) -> Value {
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("one JSON object")
+}
+
+/// `kalah run JOB --results DIR --json` plus `extra`, without databases (small boards).
+fn run(job: &Path, results: &Path, extra: &[&str]) -> Value {
+    let (job, results) = (job.to_str().unwrap(), results.to_str().unwrap());
+    let mut args = vec!["run", job, "--results", results, "--no-db", "--table-mb", "64", "--threads", "1", "--json"];
+    args.extend_from_slice(extra);
+    json_of(&kalah(&args), &args)
+}
+
+fn write_job(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// What the results answer, without what depends on the order the work was done in: the cost,
+/// and for a bound test the openings tried and the bounds beyond the answer.
+fn values_of(results: &Value) -> Vec<Value> {
+    results
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            let object = r.as_object_mut().unwrap();
+            for cost in ["nodes", "seconds"] {
+                object.remove(cost);
+            }
+            if object["holds"] != Value::Null {
+                for detail in ["openings", "lower", "upper"] {
+                    object.remove(detail);
+                }
+            }
+            r
+        })
+        .collect()
+}
+
+const SMALL_JOB: &str = r#"
+compute = "openings"
+
+[[item]]
+start = "4x4"
+rules = "standard"
+
+[[item]]
+start = "4x4"
+rules = "irving"
+
+[[item]]
+start = "5x3"
+rules = "empty-capture"
+compute = "value"
+
+[[item]]
+start = "4x3"
+rules = "empty-capture"
+compute = "value >= 9"
+
+[[item]]
+start = "4x3"
+rules = "empty-capture"
+compute = "value > 7"
+"#;
+
+#[test]
+fn a_job_gives_the_published_values_and_every_opening_and_a_rerun_redoes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = write_job(dir.path(), "small", SMALL_JOB);
+    let results = dir.path().join("results");
+    let out = run(&job, &results, &[]);
+    assert_eq!(out["tasks"], 6 + 6 + 1 + 6 + 6);
+    let items = out["results"].as_array().unwrap();
+    assert_eq!(items.len(), 5);
+    // Published (Irving et al. 2000): standard Kalah(4,4) +2, empty capture (4,4) +2, (5,3) +8,
+    // (4,3) +8.
+    let values: Vec<&Value> = items.iter().map(|r| &r["value"]).collect();
+    assert_eq!(values[..3], [&Value::from(2), &Value::from(2), &Value::from(8)]);
+    assert_eq!((&items[3]["holds"], &items[4]["holds"]), (&Value::from(false), &Value::from(true)));
+    assert_eq!((&items[3]["upper"], &items[4]["lower"]), (&Value::from(8), &Value::from(8)));
+
+    // Every opening's value is the one `kalah solve` gives.
+    for (item, rules) in [(0, "standard"), (1, "irving")] {
+        let solved = json_of(&kalah(&["solve", "4x4", "--rules", rules, "--json"]), &["solve"]);
+        let expected: Vec<(Value, Value)> =
+            solved["openings"].as_array().unwrap().iter().map(|o| (o["move"].clone(), o["value"].clone())).collect();
+        let got: Vec<(Value, Value)> = items[item]["openings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| (o["move"].clone(), o["value"].clone()))
+            .collect();
+        assert_eq!(got, expected, "{rules}");
+        assert_eq!(
+            items[item]["pie_value"],
+            solved["openings"].as_array().unwrap().iter().map(|o| -o["value"].as_i64().unwrap().abs()).max().unwrap()
+        );
+    }
+
+    let csv = std::fs::read_to_string(results.join("small.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 6, "{csv}");
+    assert!(lines[0].starts_with("job,item,rules,start,compute,value"), "{csv}");
+    assert!(lines[3].starts_with("small,3,empty-capture,5x3,value,8,"), "{csv}");
+    let jsonl = std::fs::read_to_string(results.join("small.jsonl")).unwrap();
+    assert_eq!(jsonl.lines().count(), 5);
+
+    let again = run(&job, &results, &[]);
+    assert_eq!(again["solved_now"], 0);
+    assert_eq!(again["settled_before"], out["tasks"]);
+    assert_eq!(values_of(&again["results"]), values_of(&out["results"]));
+}
+
+#[test]
+fn a_killed_run_resumes_and_loses_at_most_the_task_in_flight() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = write_job(dir.path(), "kill", "compute = \"openings\"\nrules = \"irving\"\n[[item]]\nstart = \"4x6\"\n");
+    let results = dir.path().join("results");
+    let log = results.join("kill.tasks.jsonl");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args(["run", job.to_str().unwrap(), "--results", results.to_str().unwrap(), "--no-db", "--threads", "1"])
+        .args(["--table-mb", "64"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it (SIGKILL: no chance to clean up) as soon as one opening is settled.
+    let exact = |text: &str| {
+        text.lines()
+            .filter(|l| l.ends_with('}'))
+            .filter(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                v["lower"] == v["upper"]
+            })
+            .count()
+    };
+    let clock = Instant::now();
+    while exact(&std::fs::read_to_string(&log).unwrap_or_default()) == 0 && clock.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let settled_at_kill = exact(&std::fs::read_to_string(&log).unwrap());
+    assert!(settled_at_kill >= 1);
+
+    let resumed = run(&job, &results, &[]);
+    assert!(resumed["settled_before"].as_u64().unwrap() >= settled_at_kill as u64, "{resumed}");
+    assert_eq!(resumed["settled_before"].as_u64().unwrap() + resumed["solved_now"].as_u64().unwrap(), 4);
+    assert!(resumed["solved_now"].as_u64().unwrap() >= 1, "the kill came before the end: {resumed}");
+
+    let fresh = run(&job, &dir.path().join("fresh"), &[]);
+    assert_eq!(values_of(&resumed["results"]), values_of(&fresh["results"]));
+    assert_eq!(fresh["results"][0]["value"], 0, "published: empty-capture Kalah(4,6) is a draw");
+}
+
+#[test]
+fn shards_run_side_by_side_merge_to_the_unsharded_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = write_job(dir.path(), "small", SMALL_JOB);
+    let (sharded, whole) = (dir.path().join("sharded"), dir.path().join("whole"));
+    let bin = env!("CARGO_BIN_EXE_kalah");
+    let shard_args = |i: usize| {
+        let job = job.to_str().unwrap().to_string();
+        let results = sharded.to_str().unwrap().to_string();
+        vec!["run".into(), job, "--shard".into(), format!("{i}/3"), "--results".into(), results]
+            .into_iter()
+            .chain(["--no-db", "--table-mb", "64", "--threads", "1"].map(String::from))
+            .collect::<Vec<String>>()
+    };
+
+    // Merging before every shard has run names the items still open and fails.
+    assert!(kalah(&shard_args(1).iter().map(String::as_str).collect::<Vec<_>>()).status.success());
+    let early = kalah(&["merge", job.to_str().unwrap(), "--results", sharded.to_str().unwrap()]);
+    assert_eq!(early.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&early.stderr).contains("are not settled yet"));
+
+    // The other shards side by side, as GNU parallel runs them (or as plain processes where
+    // parallel is not installed).
+    let has_parallel = Command::new("parallel").arg("--version").output().is_ok_and(|o| o.status.success());
+    if has_parallel {
+        let status = Command::new("parallel")
+            .args(["--halt", "now,fail=1", bin, "run", job.to_str().unwrap(), "--results", sharded.to_str().unwrap()])
+            .args(["--no-db", "--table-mb", "64", "--threads", "1", "--shard", "{}/3", ":::", "2", "3"])
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    } else {
+        eprintln!("GNU parallel not installed: running the shards as plain processes");
+        let children: Vec<_> =
+            (2..=3).map(|i| Command::new(bin).args(shard_args(i)).stdout(Stdio::null()).spawn().unwrap()).collect();
+        for mut child in children {
+            assert!(child.wait().unwrap().success());
+        }
+    }
+    let merged = json_of(
+        &kalah(&["merge", job.to_str().unwrap(), "--results", sharded.to_str().unwrap(), "--json"]),
+        &["merge"],
+    );
+    let logs: Vec<&str> = merged["logs"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    for i in 1..=3 {
+        assert!(logs.iter().any(|l| l.ends_with(&format!("small.shard-{i}-of-3.tasks.jsonl"))), "{logs:?}");
+    }
+    let unsharded = run(&job, &whole, &[]);
+    assert_eq!(values_of(&merged["results"]), values_of(&unsharded["results"]));
+    for file in ["small.csv", "small.jsonl", "small.tasks.jsonl"] {
+        assert!(sharded.join(file).exists(), "{file}");
+    }
+    // The merged log lets an unsharded run start where the shards stopped.
+    let after = run(&job, &sharded, &[]);
+    assert_eq!(after["solved_now"], 0);
+}
+
+#[test]
+fn a_task_out_of_time_keeps_its_bounds_and_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = write_job(dir.path(), "slow", "[[item]]\nstart = \"6x3\"\n");
+    let results = dir.path().join("results");
+    let args = ["run", job.to_str().unwrap(), "--results", results.to_str().unwrap(), "--no-db", "--time-limit", "0.5"];
+    let output = kalah(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("1 tasks not settled within the time limit"), "{err}");
+    let csv = std::fs::read_to_string(results.join("slow.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1, "only the header: {csv}");
+}
+
+#[test]
+fn bad_job_files_and_damaged_logs_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let results = results.to_str().unwrap();
+    let bad = write_job(dir.path(), "bad", "[[item]]\nstart = \"4x4\"\ncompute = \"value >= two\"\n");
+    let output = kalah(&["run", bad.to_str().unwrap(), "--results", results]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("bad.toml: item 1: 'value >= two' is not"), "{err}");
+
+    let output = kalah(&["run", dir.path().join("missing.toml").to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+
+    let output = kalah(&["run", bad.to_str().unwrap(), "--shard", "3/2"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not a shard I/N"));
+
+    let good = write_job(dir.path(), "good", "[[item]]\nstart = \"3x3\"\n");
+    std::fs::create_dir_all(results).unwrap();
+    std::fs::write(Path::new(results).join("good.tasks.jsonl"), "{\"task\": 1}\n").unwrap();
+    let output = kalah(&["run", good.to_str().unwrap(), "--results", results]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("good.tasks.jsonl line 1"), "{err}");
+}
