@@ -33,13 +33,14 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use crate::board::Position;
 use crate::notation::parse_start;
 use crate::rules::Rules;
+use crate::search::table::SnapshotError;
 use crate::search::{Search, SearchError};
 use crate::solve::first_turns;
 
@@ -85,6 +86,9 @@ pub enum JobError {
     /// The search gave no answer (a time limit, a damaged database).
     #[error(transparent)]
     Search(#[from] SearchError),
+    /// The transposition table could not be saved.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> JobError + '_ {
@@ -698,6 +702,52 @@ pub fn solve_task(search: &mut Search<'_>, task: &Task, log: &mut Log, guess: i3
         }
     }
     Ok(log.proofs.known(task))
+}
+
+/// Where and how often a long task saves the search's transposition table, so that a killed run
+/// keeps the proofs of its task in flight, not only the bounds it logged.
+#[derive(Clone, Debug)]
+pub struct Checkpoints {
+    /// The snapshot file (`NAME.table` beside the log).
+    pub path: PathBuf,
+    /// Time between snapshots.
+    pub every: Duration,
+}
+
+/// What a table snapshot must match to be loaded: the bounds it holds are about board values
+/// under these rules on this board, whatever database the search probed.
+pub fn table_tag(rules: &Rules, houses: usize) -> String {
+    format!("{}|{houses}", rules.for_values())
+}
+
+/// As [`solve_task`], stopping every `checkpoints.every` to save the table, then going on from
+/// the logged bounds and the table, until the task is settled or `deadline` passes
+/// ([`SearchError::TimeUp`]).
+pub fn solve_task_with_checkpoints(
+    search: &mut Search<'_>,
+    task: &Task,
+    log: &mut Log,
+    guess: i32,
+    deadline: Option<Instant>,
+    checkpoints: Option<&Checkpoints>,
+) -> Result<Known, JobError> {
+    loop {
+        let next = checkpoints.map(|c| Instant::now() + c.every);
+        let stop = match (deadline, next) {
+            (Some(d), Some(n)) => Some(d.min(n)),
+            (d, n) => d.or(n),
+        };
+        search.set_deadline(stop);
+        match solve_task(search, task, log, guess) {
+            Err(JobError::Search(SearchError::TimeUp { .. }))
+                if checkpoints.is_some() && deadline.is_none_or(|d| Instant::now() < d) =>
+            {
+                let checkpoints = checkpoints.expect("checked above");
+                search.table().save(&checkpoints.path, &table_tag(search.rules(), task.position.houses()))?;
+            }
+            done => return done,
+        }
+    }
 }
 
 fn record(task: &Task, interval: Interval, nodes: u64, seconds: f64) -> Record {

@@ -28,6 +28,10 @@ pub struct RunArgs {
     /// is taken up again by the next run.)
     #[command(flatten)]
     search: SearchArgs,
+    /// Save the transposition table every this many minutes while a task runs (0: never), to
+    /// NAME.table beside the log: a killed run then goes on from it.
+    #[arg(long, value_name = "MIN", default_value_t = 10.0)]
+    checkpoint_minutes: f64,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -67,6 +71,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
     let stem = jobs::file_stem(&args.results, &job.name, args.shard);
     let log_path = jobs::log_path(&stem);
     let mut log = Log::open(&log_path).map_err(job_error)?;
+    let minutes = args.checkpoint_minutes;
+    if !(minutes >= 0.0 && minutes.is_finite()) {
+        return Err(input_error(format!("--checkpoint-minutes {minutes} is not a number of minutes")));
+    }
+    let checkpoints = (minutes > 0.0).then(|| jobs::Checkpoints {
+        path: jobs::with_suffix(&stem, ".table"),
+        every: Duration::from_secs_f64(minutes * 60.0),
+    });
     let tasks = job.tasks();
     let mine: Vec<usize> = (0..tasks.len()).filter(|&t| args.shard.is_none_or(|s| s.takes(t))).collect();
     let settled = |t: usize, proofs: &Proofs| {
@@ -97,6 +109,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
         let biggest = biggest.expect("a group has a task");
         let db = bar.suspend(|| database_for(&args.search, &rules, &biggest, Load::Now))?;
         let mut search = Search::new(rules, db.as_ref(), &options).map_err(search_error)?;
+        if let Some(checkpoints) = checkpoints.as_ref().filter(|c| c.path.exists()) {
+            match search.table().load(&checkpoints.path, &jobs::table_tag(&rules, houses)) {
+                Ok(()) => bar.suspend(|| eprintln!("going on from the table saved in {}", checkpoints.path.display())),
+                Err(err) => bar.suspend(|| eprintln!("warning: not using the saved table: {err}")),
+            }
+        }
         let mut guess = (usize::MAX, 0);
         for &t in &pending[start..end] {
             let task = &tasks[t];
@@ -106,9 +124,15 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
             }
             bar.set_message(task.describe(&job));
             let limit = args.search.time_limit.map(|s| Instant::now() + Duration::from_secs_f64(s));
-            search.set_deadline(limit);
             let item_guess = if guess.0 == task.item { guess.1 } else { 0 };
-            match jobs::solve_task(&mut search, task, &mut log, item_guess) {
+            match jobs::solve_task_with_checkpoints(
+                &mut search,
+                task,
+                &mut log,
+                item_guess,
+                limit,
+                checkpoints.as_ref(),
+            ) {
                 Ok(known) => {
                     solved += 1;
                     if let Some(value) = known.interval.exact() {
@@ -124,6 +148,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
         start = end;
     }
     bar.finish_and_clear();
+    if let Some(checkpoints) = checkpoints.as_ref().filter(|_| unfinished.is_empty()) {
+        // Every task of this run is settled: the saved table has served.
+        let _ = std::fs::remove_file(&checkpoints.path);
+    }
 
     let results = jobs::results(&job, &tasks, log.proofs());
     let seconds = clock.elapsed().as_secs_f64();

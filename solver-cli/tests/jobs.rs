@@ -229,17 +229,35 @@ fn shards_run_side_by_side_merge_to_the_unsharded_results() {
 }
 
 #[test]
-fn a_task_out_of_time_keeps_its_bounds_and_fails_the_run() {
+fn a_task_out_of_time_keeps_its_bounds_and_its_saved_table_for_the_next_run() {
     let dir = tempfile::tempdir().unwrap();
-    let job = write_job(dir.path(), "slow", "[[item]]\nstart = \"6x3\"\n");
+    let job = write_job(dir.path(), "slow", "[[item]]\nstart = \"6x3\"\nrules = \"irving\"\n");
     let results = dir.path().join("results");
-    let args = ["run", job.to_str().unwrap(), "--results", results.to_str().unwrap(), "--no-db", "--time-limit", "0.5"];
-    let output = kalah(&args);
+    let (job, results_dir) = (job.to_str().unwrap(), results.to_str().unwrap());
+    // The table is saved every 0.06 s; the task gets 0.5 s, far too little.
+    let base = ["run", job, "--results", results_dir, "--no-db", "--table-mb", "64", "--threads", "1"];
+    let output = kalah(&[&base[..], &["--time-limit", "0.5", "--checkpoint-minutes", "0.001"]].concat());
     assert_eq!(output.status.code(), Some(1));
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(err.contains("1 tasks not settled within the time limit"), "{err}");
     let csv = std::fs::read_to_string(results.join("slow.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1, "only the header: {csv}");
+    assert!(results.join("slow.table").exists(), "the table was saved");
+
+    // The next run goes on from the saved table, settles the task (published: +2) and drops it.
+    let output = kalah(&[&base[..], &["--json"]].concat());
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("going on from the table saved in"), "{err}");
+    let out = json_of(&output, &base);
+    assert_eq!(out["results"][0]["value"], 2);
+    assert!(!results.join("slow.table").exists());
+
+    // A damaged table is reported and not used.
+    std::fs::write(results.join("slow.table"), b"KALAHTT1 but nothing else").unwrap();
+    std::fs::remove_file(results.join("slow.tasks.jsonl")).unwrap();
+    let output = kalah(&base);
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("warning: not using the saved table"));
 }
 
 #[test]

@@ -198,6 +198,115 @@ impl Table {
     }
 }
 
+/// First bytes of a saved table.
+const SNAPSHOT_MAGIC: &[u8; 8] = b"KALAHTT1";
+
+/// Why a saved table cannot be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// Not a saved table, damaged, or saved for another table size or another search.
+    #[error("{path}: {reason}")]
+    Unusable {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl Table {
+    /// Writes every bucket to `path` (whole or not at all: a temporary file, then a rename), with
+    /// `tag` naming what the bounds are about (rules and board) and a checksum. Meant for when no
+    /// search runs; a bucket a writer holds at that moment is saved empty.
+    pub fn save(&self, path: &std::path::Path, tag: &str) -> Result<(), SnapshotError> {
+        use std::io::Write;
+        let io = |source| SnapshotError::Io { path: path.to_path_buf(), source };
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = std::path::PathBuf::from(tmp);
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp).map_err(io)?);
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        file.write_all(SNAPSHOT_MAGIC).map_err(io)?;
+        file.write_all(&(self.len as u64).to_le_bytes()).map_err(io)?;
+        file.write_all(&(tag.len() as u64).to_le_bytes()).map_err(io)?;
+        file.write_all(tag.as_bytes()).map_err(io)?;
+        let mut chunk = Vec::with_capacity(1 << 20);
+        for bucket in self.words().chunks_exact(BUCKET_WORDS) {
+            let locked = bucket[0].load(Ordering::Acquire) & 1 != 0;
+            for word in bucket {
+                let word = if locked { 0 } else { word.load(Ordering::Relaxed) };
+                chunk.extend_from_slice(&word.to_le_bytes());
+            }
+            if chunk.len() >= 1 << 20 {
+                hasher.update(&chunk);
+                file.write_all(&chunk).map_err(io)?;
+                chunk.clear();
+            }
+        }
+        hasher.update(&chunk);
+        file.write_all(&chunk).map_err(io)?;
+        file.write_all(&hasher.digest().to_le_bytes()).map_err(io)?;
+        let file = file.into_inner().map_err(|err| io(err.into_error()))?;
+        file.sync_data().map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)
+    }
+
+    /// Replaces the table's contents with the table saved at `path`, which must have this
+    /// table's size and the same `tag`. On any error the table is left empty or as it was.
+    pub fn load(&self, path: &std::path::Path, tag: &str) -> Result<(), SnapshotError> {
+        use std::io::Read;
+        let io = |source| SnapshotError::Io { path: path.to_path_buf(), source };
+        let unusable = |reason: String| SnapshotError::Unusable { path: path.to_path_buf(), reason };
+        let mut file = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(path).map_err(io)?);
+        let mut word = [0u8; 8];
+        let mut read_word = |file: &mut std::io::BufReader<std::fs::File>| -> Result<u64, SnapshotError> {
+            file.read_exact(&mut word).map_err(io)?;
+            Ok(u64::from_le_bytes(word))
+        };
+        if read_word(&mut file)?.to_le_bytes() != *SNAPSHOT_MAGIC {
+            return Err(unusable("not a saved transposition table".into()));
+        }
+        let len = read_word(&mut file)?;
+        if len != self.len as u64 {
+            return Err(unusable(format!("saved from a table of {} bytes, this one has {}", len * 8, self.bytes())));
+        }
+        let tag_len = read_word(&mut file)?;
+        let mut saved_tag = vec![0u8; tag_len.min(1 << 16) as usize];
+        file.read_exact(&mut saved_tag).map_err(io)?;
+        if saved_tag != tag.as_bytes() {
+            return Err(unusable(format!("saved for '{}', not '{tag}'", String::from_utf8_lossy(&saved_tag))));
+        }
+        let mut contents = || {
+            let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+            let mut chunk = vec![0u8; 1 << 20];
+            for words in self.words().chunks(chunk.len() / 8) {
+                let bytes = &mut chunk[..words.len() * 8];
+                file.read_exact(bytes).map_err(io)?;
+                hasher.update(bytes);
+                for (target, bytes) in words.iter().zip(bytes.chunks_exact(8)) {
+                    target.store(u64::from_le_bytes(bytes.try_into().expect("8 bytes")), Ordering::Relaxed);
+                }
+            }
+            match read_word(&mut file)? == hasher.digest() {
+                true => Ok(()),
+                false => Err(unusable("checksum mismatch: the file is damaged".into())),
+            }
+        };
+        contents().inspect_err(|_| {
+            // Part of it may be loaded already, unchecked: forget all of it.
+            self.words().iter().for_each(|w| w.store(0, Ordering::Relaxed));
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,6 +325,38 @@ mod tests {
         assert_eq!(table.probe(8), None);
         assert_eq!(table.probe(9 << 64).map(|k| k.upper), Some(2));
         assert_eq!(table.probe(9), None, "both halves of the key are compared");
+    }
+
+    #[test]
+    fn a_saved_table_loads_back_only_into_a_table_of_its_size_and_tag() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.table");
+        let table = Table::with_bytes(1 << 16);
+        for key in 0..2000u128 {
+            table.store(key * 977, -(key as i32 % 7), key as i32 % 11, (key % 6) as u8, key as u64);
+        }
+        table.save(&path, "standard|6").unwrap();
+        let copy = Table::with_bytes(1 << 16);
+        copy.load(&path, "standard|6").unwrap();
+        for key in 0..2000u128 {
+            assert_eq!(copy.probe(key * 977), table.probe(key * 977), "{key}");
+        }
+        assert!(matches!(copy.load(&path, "empty-capture|6"), Err(SnapshotError::Unusable { .. })));
+        assert!(matches!(Table::with_bytes(1 << 17).load(&path, "standard|6"), Err(SnapshotError::Unusable { .. })));
+        let mut bytes = std::fs::read(&path).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        let damaged = copy.load(&path, "standard|6").unwrap_err();
+        assert!(damaged.to_string().contains("checksum"), "{damaged}");
+        assert_eq!(copy.probe(977), None, "a damaged snapshot leaves the table empty");
+        table.save(&path, "standard|6").unwrap();
+        copy.load(&path, "standard|6").unwrap();
+        assert!(copy.probe(977).is_some());
+        let whole = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &whole[..whole.len() - 5000]).unwrap();
+        assert!(matches!(copy.load(&path, "standard|6"), Err(SnapshotError::Io { .. })));
+        assert_eq!(copy.probe(977), None, "a truncated snapshot leaves the table empty");
     }
 
     #[test]
