@@ -372,9 +372,6 @@ impl Job {
             let at = |message: String| format!("item {number}: {message}");
             let rules_text = raw.rules.or(file.rules.clone()).unwrap_or_else(|| "standard".to_string());
             let rules: Rules = rules_text.parse().map_err(|err| at(format!("{err}")))?;
-            if rules.has_cycles() {
-                return Err(at("clockwise sowing needs retrograde analysis; jobs search forward".to_string()));
-            }
             let position = parse_start(&raw.start).map_err(|err| at(format!("start: {}", err.render(&raw.start))))?;
             if position.is_over(&rules) {
                 return Err(at(format!("the game is already over at '{}'", raw.start)));
@@ -1030,7 +1027,6 @@ mod tests {
                 "[[item]]\nstart = \"3x3\"\ncompute = \"openings\"\nopenings = [\"7\"]\n",
                 "item 1: '7' is not a first turn",
             ),
-            ("[[item]]\nstart = \"3x3\"\nrules = \"standard direction=cw\"\n", "item 1: clockwise"),
             ("[[item]]\nstart = \"3x3\"\nseeds = 4\n", "unknown field"),
             ("name = \"a/b\"\n[[item]]\nstart = \"3x3\"\n", "job name 'a/b'"),
             ("", "no [[item]]"),

@@ -171,9 +171,6 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<String> {
             kalah::board::MAX_HOUSES
         )));
     }
-    if rules.has_cycles() {
-        return Err(input_error(DbError::Cycles.to_string()));
-    }
     let pool = thread_pool(args.threads)?;
     let options = BuildOptions { max_seeds: args.max_seeds, compress: !args.raw, reference_moves: false };
     let clock = Instant::now();

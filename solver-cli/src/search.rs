@@ -102,23 +102,34 @@ pub fn database_for(
     when: Load,
 ) -> anyhow::Result<Option<Database>> {
     let load = |db: Database| if when == Load::Now { load(db) } else { Ok(db) };
-    if args.no_db || rules.has_cycles() {
+    if args.no_db {
         return Ok(None);
     }
     let houses = position.houses();
+    let needed = position.seeds_on_board() as usize;
     match Database::open(&args.db.db, rules, houses) {
-        Ok(db) => return Ok(Some(load(db)?)),
-        Err(DbError::NoDatabase { .. }) => {}
+        // Under cycles a database must cover the position: a small one is extended below.
+        Ok(db) if !rules.has_cycles() || db.max_seeds() >= needed => return Ok(Some(load(db)?)),
+        Ok(_) | Err(DbError::NoDatabase { .. }) => {}
         Err(err) => return Err(err.into()),
     }
-    let Some(max_seeds) = default_database_seeds(houses) else { return Ok(None) };
     // The ways to spread the seeds over the houses track what a search without a database costs:
     // 2e9 for Kalah(5,4) (3 s), 1.7e10 for (6,3) (30 s), 1.3e10 for (5,5) (minutes).
     let (seeds, bins) = (f64::from(position.seeds_on_board()), 2.0 * houses as f64);
     let configurations: f64 = (1..bins as u32).map(|i| (seeds + f64::from(i)) / f64::from(i)).product();
-    if configurations < 1e10 {
-        return Ok(None);
-    }
+    let max_seeds = if rules.has_cycles() {
+        // Positions repeat, so the database must cover the position: build it when that takes
+        // seconds (3e7 positions in the top layer: Kalah(4,4)).
+        if configurations > 3e7 {
+            return Database::open(&args.db.db, rules, houses).ok().map(load).transpose().map_err(Into::into);
+        }
+        needed
+    } else {
+        match default_database_seeds(houses) {
+            Some(seeds) if configurations >= 1e10 => seeds,
+            _ => return Ok(None),
+        }
+    };
     eprintln!(
         "building the endgame database for {houses} houses up to {max_seeds} seeds in {} (once; `kalah build` makes others)",
         database_dir(&args.db.db, rules, houses).display()
@@ -148,7 +159,7 @@ fn spinner(message: &str) -> ProgressBar {
 /// What a search error means to the user: rules it cannot handle are bad input.
 pub fn search_error(err: SearchError) -> anyhow::Error {
     match err {
-        SearchError::Cycles => input_error(err.to_string()),
+        SearchError::Cycles | SearchError::CyclesBeyondDatabase { .. } => input_error(err.to_string()),
         err => err.into(),
     }
 }
@@ -161,9 +172,6 @@ fn prepare(
     position: &Position,
     when: Load,
 ) -> anyhow::Result<(SearchOptions, Option<Database>)> {
-    if rules.has_cycles() {
-        return Err(search_error(SearchError::Cycles));
-    }
     let options = args.options()?;
     Ok((options, database_for(args, rules, position, when)?))
 }
@@ -372,9 +380,6 @@ fn write_atomically(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
 /// written to `OUT/table-<rules>.csv` after every cell. A mismatch makes the command fail.
 pub fn table(args: &TableArgs) -> anyhow::Result<String> {
     let rules = args.rules.resolve();
-    if rules.has_cycles() {
-        return Err(search_error(SearchError::Cycles));
-    }
     if *args.houses.end() as usize > kalah::board::MAX_HOUSES {
         return Err(input_error(format!("at most {} houses per side", kalah::board::MAX_HOUSES)));
     }
@@ -396,8 +401,12 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
             let start = Position::start(houses, seeds).map_err(|err| input_error(err.to_string()))?;
             let published = kalah::published::lookup(&rules, houses, seeds);
             let clock = Instant::now();
-            let mut search = Search::new(rules, db.as_ref(), &args.search.options()?).map_err(search_error)?;
-            let (value, status) = match search.value(&start) {
+            let options = args.search.options()?;
+            let (solved, nodes) = match Search::new(rules, db.as_ref(), &options) {
+                Ok(mut search) => (search.value(&start), search.stats().nodes),
+                Err(err) => (Err(err), 0),
+            };
+            let (value, status) = match solved {
                 Ok(value) => {
                     let status = match &published {
                         None => "unpublished",
@@ -407,6 +416,8 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
                     (Some(value), status)
                 }
                 Err(SearchError::TimeUp { .. }) => (None, "timeout"),
+                // Clockwise sowing: values come from a database alone, and it does not reach.
+                Err(SearchError::Cycles | SearchError::CyclesBeyondDatabase { .. }) => (None, "no-database"),
                 Err(err) => return Err(search_error(err)),
             };
             cells.push(Cell {
@@ -415,7 +426,7 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
                 value,
                 published: published.map(|p| p.claim.to_string()),
                 status,
-                nodes: search.stats().nodes,
+                nodes,
                 seconds: clock.elapsed().as_secs_f64(),
             });
             let csv: String = cells.iter().map(|c| c.csv_line(&rules_name)).collect();
@@ -431,11 +442,12 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
     } else {
         table_text(&rules_name, &cells, args)
             + &format!(
-                "{} cells: {} match the published values, {} unpublished, {} timed out, {mismatches} mismatches; written to {}\n",
+                "{} cells: {} match the published values, {} unpublished, {} timed out, {} beyond the database, {mismatches} mismatches; written to {}\n",
                 cells.len(),
                 count("match"),
                 count("unpublished"),
                 count("timeout"),
+                count("no-database"),
                 path.display()
             )
     };

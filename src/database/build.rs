@@ -1,7 +1,8 @@
 //! Building a database layer by layer, in parallel with rayon, resumably.
 //!
 //! Layer s needs only smaller layers (moves that bank seeds) and positions of its own layer
-//! reached by moves that bank nothing. Those cannot cycle: for rules without clockwise sowing, a
+//! reached by moves that bank nothing. Under clockwise sowing those can cycle, and such layers are
+//! computed by retrograde analysis ([`cyclic`](super::cyclic)). Otherwise they cannot cycle: for rules without clockwise sowing, a
 //! move that banks nothing never reaches the mover's store, so its seeds only move rightwards in
 //! the mover's own row (relay and go-again chains included: leaving the row means passing the
 //! store). That raises the *potential* of the position, the sum over both rows of seeds times
@@ -86,9 +87,6 @@ pub fn build(
     options: &BuildOptions,
     progress: &dyn Progress,
 ) -> Result<Vec<LayerReport>, DbError> {
-    if rules.has_cycles() {
-        return Err(DbError::Cycles);
-    }
     if options.max_seeds > MAX_LAYER_SEEDS {
         return Err(DbError::TooManySeeds { max: MAX_LAYER_SEEDS });
     }
@@ -226,6 +224,9 @@ impl Builder {
 
     /// Computes every value of layer `seeds`, whose smaller layers are finished.
     fn compute(&self, seeds: usize, progress: &dyn Progress) -> std::io::Result<LayerBuffer> {
+        if self.rules.has_cycles() {
+            return super::cyclic::compute_layer(&self.rules, &self.layers, &self.finished, seeds, progress);
+        }
         let layer = &self.layers[seeds];
         let mut buffer = LayerBuffer::zeroed(layer.len() as usize)?;
         let current = buffer.atomics();

@@ -7,6 +7,7 @@
 //! rule. Files live in `ROOT/<houses>h-<rules>/layer-<seeds>.kdb`.
 
 pub mod build;
+mod cyclic;
 mod fast;
 pub mod format;
 
@@ -111,9 +112,6 @@ pub enum DbError {
         /// What the header says.
         found: String,
     },
-    /// Rules whose positions repeat cannot be built by this builder.
-    #[error("clockwise sowing lets positions repeat; its databases need the cyclic builder")]
-    Cycles,
     /// More seeds than a layer file can describe.
     #[error("at most {max} seeds per layer are supported")]
     TooManySeeds {

@@ -40,12 +40,24 @@ use table::{NO_MOVE, Table};
 /// Why a search gives no answer.
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
-    /// The rules let positions repeat.
+    /// The rules let positions repeat and no database is given: values then come from a
+    /// database built by retrograde analysis, which the search only reads.
     #[error(
-        "clockwise sowing lets positions repeat: exact values need retrograde analysis, which this \
-         forward search does not do"
+        "clockwise sowing lets positions repeat: exact values come from a database built by retrograde \
+         analysis (kalah build --direction cw), and there is none"
     )]
     Cycles,
+    /// The rules let positions repeat and the position is beyond the database.
+    #[error(
+        "clockwise sowing lets positions repeat, so values come from the database alone: this position has \
+         {seeds} seeds on the board, the database covers up to {max_seeds} (kalah build --max-seeds {seeds})"
+    )]
+    CyclesBeyondDatabase {
+        /// Seeds on the board.
+        seeds: u32,
+        /// Seeds the database covers.
+        max_seeds: u32,
+    },
     /// The database is for other rules or another board size.
     #[error("the database in {dir} is for {found}, not {expected}")]
     WrongDatabase {
@@ -152,7 +164,7 @@ pub struct Search<'db> {
 impl<'db> Search<'db> {
     /// A search for `rules`, probing `database` when one is given (it must be for the same rules).
     pub fn new(rules: Rules, database: Option<&'db Database>, options: &SearchOptions) -> Result<Self, SearchError> {
-        if rules.has_cycles() {
+        if rules.has_cycles() && database.is_none() {
             return Err(SearchError::Cycles);
         }
         if let Some(db) = database {
@@ -310,6 +322,7 @@ impl<'db> Search<'db> {
     }
 
     /// The board value when no search is needed: the game is over or the database knows it.
+    /// Under rules with cycles the search never expands a node: the database must know it.
     fn settled(&mut self, board: &Position) -> Result<Option<i32>, SearchError> {
         if board.is_over(&self.rules) {
             return Ok(Some(board.final_margin(&self.rules)));
@@ -317,6 +330,12 @@ impl<'db> Search<'db> {
         if let Some(db) = self.database.filter(|_| board.seeds_on_board() <= self.database_seeds) {
             self.stats.probes += 1;
             return Ok(Some(db.board_value(board)?));
+        }
+        if self.rules.has_cycles() {
+            return Err(SearchError::CyclesBeyondDatabase {
+                seeds: board.seeds_on_board(),
+                max_seeds: self.database_seeds,
+            });
         }
         Ok(None)
     }
@@ -536,13 +555,16 @@ impl<'db> Search<'db> {
     }
 
     /// A perfect-play line from `position` to the end of the game: each turn's houses (0-based),
-    /// the first turn for the side to move. Ties go to the move the search proved first.
+    /// the first turn for the side to move. Ties go to the move the search proved first. Under
+    /// rules with cycles the line stops where a position comes back: values do not say how to
+    /// make progress, so a line of value-keeping moves may go round for ever.
     pub fn principal_variation(&mut self, position: &Position) -> Result<Vec<Vec<usize>>, SearchError> {
         self.check_houses(position)?;
         let mut board = position.without_stores();
         let mut turns = Vec::new();
         let mut turn = Vec::new();
-        while !board.is_over(&self.rules) {
+        let mut seen = std::collections::HashSet::new();
+        while !board.is_over(&self.rules) && seen.insert((board.house_key(), board.to_move())) {
             let target = self.board_value(&board)?;
             let preferred = self.table.probe(board.house_key()).map_or(NO_MOVE, |k| k.best);
             let mut moves: Vec<usize> = board.legal_moves().collect();

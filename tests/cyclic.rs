@@ -1,0 +1,108 @@
+//! Databases for rules whose positions repeat (clockwise sowing), checked against a plain
+//! fixed-point iteration over the whole position graph; the same check for the acyclic rules.
+
+mod common;
+
+use std::collections::HashMap;
+
+use kalah::Position;
+use kalah::database::MoveEffect;
+use kalah::index::Layer;
+use kalah::rules::{Direction, End, Rules};
+
+/// Board values of every position with at most `max_seeds` seeds that is not over, by plain
+/// value iteration over the whole graph: v(P) = max over moves of the move's value given the
+/// children's values of the previous round, from v = 0 everywhere, until nothing changes.
+/// Round k holds the values of the game cut off after k moves with the cut scored 0, so the
+/// limit scores endless play 0, as the rules do.
+fn fixed_point(rules: &Rules, houses: usize, max_seeds: usize) -> HashMap<u128, i32> {
+    let mut positions = Vec::new();
+    for seeds in 0..=max_seeds {
+        let layer = Layer::new(rules, houses, seeds);
+        let (mut mover, mut opponent) = (vec![0u8; houses], vec![0u8; houses]);
+        for i in 0..layer.len() {
+            layer.rows(i, &mut mover, &mut opponent);
+            positions.push(Position::from_rows(&mover, &opponent));
+        }
+    }
+    let mut values: HashMap<u128, i32> = positions.iter().map(|p| (p.house_key(), 0)).collect();
+    for round in 0.. {
+        assert!(round < 10_000, "the iteration converges");
+        let next: HashMap<u128, i32> = positions
+            .iter()
+            .map(|position| {
+                let best = position
+                    .legal_moves()
+                    .map(|house| {
+                        let effect = MoveEffect::of(rules, position, house);
+                        effect.value(if effect.over { 0 } else { values[&effect.child.house_key()] })
+                    })
+                    .max()
+                    .expect("a position that is not over has a move");
+                (position.house_key(), best)
+            })
+            .collect();
+        if next == values {
+            break;
+        }
+        values = next;
+    }
+    values
+}
+
+fn clockwise(rules: Rules) -> Rules {
+    Rules { direction: Direction::Cw, ..rules }
+}
+
+#[test]
+fn retrograde_values_equal_the_fixed_point_of_the_whole_graph() {
+    let named = [Rules::STANDARD, Rules::EMPTY_CAPTURE, Rules::BGA, Rules::SWEDISH, Rules::WETHERELL];
+    let rule_sets: Vec<Rules> = named.iter().flat_map(|&r| [clockwise(r), r]).collect();
+    for rules in rule_sets {
+        for (houses, max_seeds) in [(1, 6), (2, 8), (3, 7), (4, 5)] {
+            let dir = tempfile::tempdir().unwrap();
+            let db = common::build_and_open(dir.path(), &rules, houses, max_seeds);
+            let expected = fixed_point(&rules.for_values(), houses, max_seeds);
+            let mut nonzero = 0;
+            for seeds in 0..=max_seeds {
+                let layer = Layer::new(&rules.for_values(), houses, seeds);
+                let (mut mover, mut opponent) = (vec![0u8; houses], vec![0u8; houses]);
+                for i in 0..layer.len() {
+                    layer.rows(i, &mut mover, &mut opponent);
+                    let position = Position::from_rows(&mover, &opponent);
+                    let want = expected[&position.house_key()];
+                    assert_eq!(db.board_value(&position).unwrap(), want, "{rules} {position}");
+                    nonzero += usize::from(want != 0);
+                }
+            }
+            assert!(nonzero > 0, "{rules} {houses} houses: some values are not 0");
+        }
+    }
+}
+
+#[test]
+fn clockwise_kalah_3_2_is_a_loss_by_4_for_the_first_player() {
+    let rules = clockwise(Rules::STANDARD);
+    let values = fixed_point(&rules, 3, 12);
+    assert_eq!(values[&Position::start(3, 2).unwrap().house_key()], -4);
+}
+
+#[test]
+fn a_position_played_round_and_round_is_worth_zero_for_the_seeds_on_the_board() {
+    // One house each, play until the mover cannot move: clockwise, South's seed goes to North's
+    // house, North's comes back, forever. Stores 3 to 1: South's value is the margin alone, +2.
+    let rules = clockwise(Rules { end: End::MoverCannotMove, ..Rules::STANDARD });
+    let position = kalah::parse_position("1 3 0 1 S").unwrap();
+    let mut replayed = position;
+    replayed.play(&rules, 0);
+    replayed.play(&rules, 0);
+    assert_eq!(replayed, position, "two moves bring the position back");
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::build_and_open(dir.path(), &rules, 1, 2);
+    assert_eq!(db.board_value(&position).unwrap(), 0);
+    assert_eq!(db.value(&position).unwrap(), 2);
+    // Counter-clockwise the same seed goes to South's store: +1 more.
+    let ccw = Rules { direction: Direction::Ccw, ..rules };
+    let db = common::build_and_open(dir.path(), &ccw, 1, 2);
+    assert_eq!(db.board_value(&position).unwrap(), 1);
+}
