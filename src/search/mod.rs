@@ -18,10 +18,15 @@
 //! keeping nodes one seed beyond the database out of the table: Kalah(6,4) got 17% faster but
 //! empty-capture Kalah(6,5) on 2 threads went from 563 s to 861 s.
 //!
-//! Helper threads rotate the move order at the first two plies. Measured with 2 threads: rotating
-//! at the root only gives standard Kalah(6,4) in 2.5 s instead of 1.65 s (a helper starting on a
-//! poor opening wastes its time), but a Kalah(6,5) mid-game position in 27 s instead of 33 s;
-//! not rotating at all, 3.0 s and 47 s.
+//! Threads split work the young-brothers-wait way: a node with at least `SPLIT_MIN_SEEDS` seeds
+//! beyond the database searches its first `SPLIT_AFTER` moves alone and, when none cut off, the
+//! rest in parallel (rayon), a cutoff in one stopping its siblings. Measured on a Kalah(6,5)
+//! mid-game position (empty capture, 24-seed database; one thread 38-43 s, 68 M nodes): 22-26 s
+//! on 2 threads (73 M nodes). Tried: splitting after the first move (88 M nodes, 25-37 s, and
+//! worse the lower the seed limit: 2 seeds 44 s, 5: 37 s, 8-14: 26-27 s), and before that, helper
+//! threads searching the same test with the move order rotated near the root (30-32 s, 111 M
+//! nodes; better on Kalah(6,4): 0.8 and 1.6 s against 0.9 and 1.8 s, but it is Kalah(6,5) that
+//! needs the threads).
 
 pub mod table;
 
@@ -71,8 +76,8 @@ pub enum SearchError {
     /// A database probe failed (a damaged or missing layer).
     #[error(transparent)]
     Database(#[from] DbError),
-    /// A helper thread was told to stop because the main thread finished; never returned by the
-    /// public methods.
+    /// A worker of a parallel split was told to stop because a sibling cut off; never returned
+    /// by the public methods.
     #[doc(hidden)]
     #[error("stopped")]
     Stopped,
@@ -133,6 +138,13 @@ fn move_order(own_gain: i32, extra_turn: bool, house: usize) -> i32 {
     16 * own_gain + if extra_turn { 16 * 8 } else { 0 } + house as i32
 }
 
+/// Nodes with at least this many seeds beyond the database split their younger brothers over
+/// the threads: smaller subtrees cost less than handing them over.
+const SPLIT_MIN_SEEDS: u32 = 8;
+
+/// Moves searched one by one at a node before the rest go in parallel.
+const SPLIT_AFTER: usize = 2;
+
 /// Bounds on a board value with `seeds` on the board: all of them to one side or the other.
 #[inline]
 fn seed_bound(seeds: u32) -> i32 {
@@ -151,12 +163,12 @@ pub struct Search<'db> {
     /// Whether every seed ends in a store, so that board values have the parity of the seeds.
     parity: bool,
     stats: Stats,
-    threads: usize,
-    /// 0 for the main thread; a helper's number perturbs its move order near the root, so that
-    /// helpers work on other subtrees than the main thread and leave proofs in the shared table.
-    helper: usize,
-    /// Set when a helper should give up its search.
-    stop: Option<Arc<AtomicBool>>,
+    /// With more than one thread: the workers that search the younger brothers of a node in
+    /// parallel once its eldest brother did not cut off (young brothers wait).
+    pool: Option<Arc<rayon::ThreadPool>>,
+    /// Set when this search should give up: one flag per parallel split it works under, set when
+    /// a sibling of that split proved the cutoff.
+    stops: Vec<Arc<AtomicBool>>,
     /// Moves from the root of the current zero-window test.
     ply: u32,
 }
@@ -184,57 +196,90 @@ impl<'db> Search<'db> {
             deadline: options.deadline,
             parity: rules.remaining == Remaining::Owner,
             stats: Stats::default(),
-            threads: options.threads.max(1),
-            helper: 0,
-            stop: None,
+            pool: None,
+            stops: Vec::new(),
             ply: 0,
-        })
+        }
+        .with_threads(options.threads))
     }
 
-    /// A helper for a parallel zero-window test: the same rules, database and table.
-    fn helper(&self, helper: usize, stop: &Arc<AtomicBool>) -> Search<'db> {
+    fn with_threads(mut self, threads: usize) -> Self {
+        if threads > 1 {
+            // Without a pool the search stays on one thread, as with `threads: 1`.
+            self.pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok().map(Arc::new);
+        }
+        self
+    }
+
+    /// A worker searching one child of a parallel split: the same rules, database, table and
+    /// pool, its own counters, and the split's stop flag added to its own.
+    fn worker(&self, stops: &[Arc<AtomicBool>]) -> Search<'db> {
         Search {
             table: Arc::clone(&self.table),
+            pool: self.pool.clone(),
+            stops: stops.to_vec(),
             stats: Stats::default(),
-            threads: 1,
-            helper,
-            stop: Some(Arc::clone(stop)),
-            ply: 0,
             ..*self
         }
     }
 
     /// One zero-window test at `beta` (`board` not settled): the fail-soft result. With more than
-    /// one thread, helpers search the same test with other move orders near the root until the
-    /// main thread has its answer; only the main thread's answer is used.
+    /// one thread it runs in the pool, where nodes split their younger brothers.
     fn pass(&mut self, board: &Position, beta: i32) -> Result<i32, SearchError> {
         self.stats.passes += 1;
         self.ply = 0;
-        if self.threads <= 1 {
-            return self.search(board, beta - 1, beta);
+        match self.pool.clone() {
+            Some(pool) => pool.install(|| self.search(board, beta - 1, beta)),
+            None => self.search(board, beta - 1, beta),
         }
-        let stop = Arc::new(AtomicBool::new(false));
-        let helpers: Vec<Search<'db>> = (1..self.threads).map(|id| self.helper(id, &stop)).collect();
-        std::thread::scope(|scope| {
-            let running: Vec<_> = helpers
-                .into_iter()
-                .map(|mut helper| {
-                    scope.spawn(move || {
-                        // A helper's result, or its being stopped, changes nothing but the table.
-                        let _ = helper.search(board, beta - 1, beta);
-                        helper.stats
-                    })
-                })
-                .collect();
-            let result = self.search(board, beta - 1, beta);
-            stop.store(true, Ordering::Relaxed);
-            for helper in running {
-                let stats = helper.join().expect("a helper thread does not panic");
-                self.stats.nodes += stats.nodes;
-                self.stats.probes += stats.probes;
+    }
+
+    /// Searches the moves `rest` of a node in parallel (zero window: `floor` is `beta - 1`),
+    /// stopping them all once one reaches `beta`. Returns the best value and its move.
+    fn split(&mut self, rest: &[Option<Child>], floor: i32, beta: i32) -> Result<(i32, u8), SearchError> {
+        use rayon::prelude::*;
+        let cut = Arc::new(AtomicBool::new(false));
+        let mut stops = self.stops.clone();
+        stops.push(Arc::clone(&cut));
+        let this = &*self;
+        let outcomes: Vec<(Result<i32, SearchError>, Stats, u8)> = rest
+            .par_iter()
+            .flatten()
+            .map(|child| {
+                if child.upper <= floor || cut.load(Ordering::Relaxed) {
+                    return (Ok(child.upper.min(floor)), Stats::default(), NO_MOVE);
+                }
+                let mut worker = this.worker(&stops);
+                let result = worker.search_child(child, floor, beta);
+                if matches!(result, Ok(value) if value >= beta) {
+                    cut.store(true, Ordering::Relaxed);
+                }
+                (result, worker.stats, child.house)
+            })
+            .collect();
+        let (mut best, mut best_move, mut failure) = (i32::MIN, NO_MOVE, None);
+        for (result, stats, house) in outcomes {
+            self.stats.nodes += stats.nodes;
+            self.stats.probes += stats.probes;
+            match result {
+                Ok(value) if value > best => (best, best_move) = (value, house),
+                Ok(_) => {}
+                // Stopped by a sibling's cutoff (an ancestor's is checked below).
+                Err(SearchError::Stopped) => {}
+                Err(err) => failure = failure.or(Some(err)),
             }
-            result
-        })
+        }
+        if let Some(err) = failure {
+            return Err(err);
+        }
+        if self.stopped() {
+            return Err(SearchError::Stopped);
+        }
+        Ok((best, if best > floor { best_move } else { NO_MOVE }))
+    }
+
+    fn stopped(&self) -> bool {
+        self.stops.iter().any(|stop| stop.load(Ordering::Relaxed))
     }
 
     /// The rules searched under.
@@ -392,7 +437,7 @@ impl<'db> Search<'db> {
     fn search(&mut self, board: &Position, mut alpha: i32, mut beta: i32) -> Result<i32, SearchError> {
         self.stats.nodes += 1;
         if self.stats.nodes & 0x3FF == 0 {
-            if self.stop.as_ref().is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+            if self.stopped() {
                 return Err(SearchError::Stopped);
             }
             if self.stats.nodes & 0xFFFF == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
@@ -498,32 +543,43 @@ impl<'db> Search<'db> {
             }
 
             children.sort_unstable_by_key(|c| std::cmp::Reverse(c.map_or(i32::MIN, |c| c.order)));
-            if self.helper > 0 && self.ply < 2 {
-                children.rotate_left(self.helper % children.len());
-            }
+            // The moves to search, best-looking first; settled ones only count.
+            let mut pending = [None::<Child>; MAX_HOUSES];
+            let mut pendings = 0;
             for child in children.iter().flatten() {
+                if child.lower == child.upper {
+                    best = best.max(child.upper);
+                } else {
+                    pending[pendings] = Some(*child);
+                    pendings += 1;
+                }
+            }
+            let splits = self.pool.is_some() && seeds >= self.database_seeds + SPLIT_MIN_SEEDS;
+            let mut searched = 0;
+            for next in 0..pendings {
+                let child = pending[next].expect("a pending move");
                 let floor = alpha.max(best);
-                if child.lower == child.upper || child.upper <= floor {
-                    // Settled or unable to raise the floor: its upper bound still counts when
-                    // every move fails low.
+                if child.upper <= floor {
+                    // Unable to raise the floor: its upper bound still counts when every move
+                    // fails low.
                     best = best.max(child.upper);
                     continue;
                 }
-                let effect = &child.effect;
-                self.ply += 1;
-                let value = if effect.extra_turn {
-                    effect.gain + self.search(&effect.child, floor - effect.gain, beta - effect.gain)?
+                // Young brothers wait: once the eldest did not cut off, the rest go in parallel.
+                let split = searched >= SPLIT_AFTER && splits && pendings - next >= 2;
+                let (value, house) = if split {
+                    self.split(&pending[next..pendings], floor, beta)?
                 } else {
-                    -(effect.gain + self.search(&effect.child, -beta - effect.gain, -floor - effect.gain)?)
+                    (self.search_child(&child, floor, beta)?, child.house)
                 };
-                self.ply -= 1;
+                searched += 1;
                 if value > best {
                     best = value;
                     if value > floor {
-                        best_move = child.house;
+                        best_move = house;
                     }
                 }
-                if best >= beta {
+                if best >= beta || split {
                     break;
                 }
             }
@@ -539,6 +595,21 @@ impl<'db> Search<'db> {
             self.table.store(key, best, best, best_move, work);
         }
         Ok(best)
+    }
+
+    /// The fail-soft value of one move for its mover, searching the child in the window that
+    /// proves whether the move beats `floor` and reaches `beta`.
+    #[inline]
+    fn search_child(&mut self, child: &Child, floor: i32, beta: i32) -> Result<i32, SearchError> {
+        let effect = &child.effect;
+        self.ply += 1;
+        let value = if effect.extra_turn {
+            effect.gain + self.search(&effect.child, floor - effect.gain, beta - effect.gain)?
+        } else {
+            -(effect.gain + self.search(&effect.child, -beta - effect.gain, -floor - effect.gain)?)
+        };
+        self.ply -= 1;
+        Ok(value)
     }
 
     /// The exact value of every legal move from `position`, for the side to move, stores included.
