@@ -42,8 +42,9 @@ const NO_EXIT: i8 = i8::MIN;
 /// A layer's moves: each position's best exit and its edges inside the layer.
 struct Graph {
     best_exit: Vec<i8>,
-    /// Edges of position `i` are `edges[starts[i]..starts[i + 1]]`.
-    starts: Vec<u64>,
+    /// Edges of position `i` are `edges[starts[i]..starts[i + 1]]` (32 bits: a layer of 400 M
+    /// positions has some 2.5 G moves).
+    starts: Vec<u32>,
     edges: Vec<u32>,
 }
 
@@ -70,6 +71,10 @@ pub(super) fn compute_layer(
     assert!(len < SAME_MOVER as usize, "a layer of {len} positions is too large for 31-bit edges");
     let graph = moves(rules, layers, finished, seeds);
     let predecessors = predecessors(&graph, len);
+    // Progress: the moves count for half the layer, the thresholds share the other half.
+    let moves_share = len as u64 / 2;
+    let threshold_share = (len as u64 - moves_share) / seeds.max(1) as u64;
+    progress.advanced(moves_share);
     // Thresholds are independent of each other once the graph is known: each worker takes some
     // and adds up its own counts, so memory grows with the workers, not the thresholds.
     let add = |mut sum: Vec<i8>, other: Vec<i8>| {
@@ -86,6 +91,7 @@ pub(super) fn compute_layer(
                 for (i, s) in sum.iter_mut().enumerate() {
                     *s += i8::from(in_a[i]) - i8::from(in_l[i]);
                 }
+                progress.advanced(threshold_share);
                 sum
             },
         )
@@ -94,19 +100,19 @@ pub(super) fn compute_layer(
     for (value, count) in buffer.bytes_mut().iter_mut().zip(counts) {
         *value = count as u8;
     }
-    progress.advanced(len as u64);
+    progress.advanced(len as u64 - moves_share - threshold_share * seeds as u64);
     Ok(buffer)
 }
 
 /// Who reaches a position in one move: `edges[starts[c]..starts[c + 1]]` are the positions with
 /// a move to `c`, with [`SAME_MOVER`] set as on the forward edge.
 struct Predecessors {
-    starts: Vec<u64>,
+    starts: Vec<u32>,
     edges: Vec<u32>,
 }
 
 fn predecessors(graph: &Graph, len: usize) -> Predecessors {
-    let mut starts = vec![0u64; len + 1];
+    let mut starts = vec![0u32; len + 1];
     for &e in &graph.edges {
         starts[(e & !SAME_MOVER) as usize + 1] += 1;
     }
@@ -212,9 +218,10 @@ fn moves(rules: &Rules, layers: &[Layer], finished: &[Arc<LayerBuffer>], seeds: 
         graph.best_exit.extend(exits);
         for count in counts {
             let last = *graph.starts.last().expect("a start");
-            graph.starts.push(last + u64::from(count));
+            graph.starts.push(last + u32::from(count));
         }
         graph.edges.extend(edges);
     }
+    assert!(graph.edges.len() < u32::MAX as usize, "a layer with {} moves is too large", graph.edges.len());
     graph
 }
