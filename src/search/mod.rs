@@ -22,7 +22,9 @@
 //! beyond the database searches its first `SPLIT_AFTER` moves alone and, when none cut off, the
 //! rest in parallel (rayon), a cutoff in one stopping its siblings. Measured on a Kalah(6,5)
 //! mid-game position (empty capture, 24-seed database; one thread 38-43 s, 68 M nodes): 22-26 s
-//! on 2 threads (73 M nodes). Tried: splitting after the first move (88 M nodes, 25-37 s, and
+//! on 2 threads (73 M nodes, after two moves). Kalah(6,5) itself (empty capture, 30-seed
+//! database): one thread 69.2 s (114 M nodes); 2 threads splitting after 3 moves 47.0 s (136 M),
+//! after 2: 50.8 s (147 M; with an 8-seed limit 56.0 s), after 4: 52.1 s (112 M). Tried: splitting after the first move (88 M nodes, 25-37 s, and
 //! worse the lower the seed limit: 2 seeds 44 s, 5: 37 s, 8-14: 26-27 s), and before that, helper
 //! threads searching the same test with the move order rotated near the root (30-32 s, 111 M
 //! nodes; better on Kalah(6,4): 0.8 and 1.6 s against 0.9 and 1.8 s, but it is Kalah(6,5) that
@@ -140,10 +142,10 @@ fn move_order(own_gain: i32, extra_turn: bool, house: usize) -> i32 {
 
 /// Nodes with at least this many seeds beyond the database split their younger brothers over
 /// the threads: smaller subtrees cost less than handing them over.
-const SPLIT_MIN_SEEDS: u32 = 8;
+const SPLIT_MIN_SEEDS: u32 = 11;
 
 /// Moves searched one by one at a node before the rest go in parallel.
-const SPLIT_AFTER: usize = 2;
+const SPLIT_AFTER: usize = 3;
 
 /// Bounds on a board value with `seeds` on the board: all of them to one side or the other.
 #[inline]
