@@ -139,7 +139,16 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
                         guess = (task.item, value);
                     }
                 }
-                Err(JobError::Search(SearchError::TimeUp { .. })) => unfinished.push(t),
+                Err(JobError::Search(SearchError::TimeUp { nodes })) => {
+                    let spent = limit.map_or(0.0, |_| args.search.time_limit.unwrap_or(0.0));
+                    bar.suspend(|| {
+                        eprintln!(
+                            "{}: not settled within the time limit ({nodes} nodes in this run's search, {spent:.0} s)",
+                            task.describe(&job)
+                        )
+                    });
+                    unfinished.push(t);
+                }
                 Err(err) => return Err(job_error(err)),
             }
             jobs::write_results(&stem, &job, &jobs::results(&job, &tasks, log.proofs())).map_err(job_error)?;
