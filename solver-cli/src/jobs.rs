@@ -125,6 +125,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
             bar.set_message(task.describe(&job));
             let limit = args.search.time_limit.map(|s| Instant::now() + Duration::from_secs_f64(s));
             let item_guess = if guess.0 == task.item { guess.1 } else { 0 };
+            let (nodes_before, task_clock) = (search.stats().nodes, Instant::now());
             match jobs::solve_task_with_checkpoints(
                 &mut search,
                 task,
@@ -139,11 +140,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
                         guess = (task.item, value);
                     }
                 }
-                Err(JobError::Search(SearchError::TimeUp { nodes })) => {
-                    let spent = limit.map_or(0.0, |_| args.search.time_limit.unwrap_or(0.0));
+                Err(JobError::Search(SearchError::TimeUp { .. })) => {
+                    // The error's count is one thread's; the search's counts every thread's.
+                    let nodes = search.stats().nodes - nodes_before;
+                    let spent = task_clock.elapsed().as_secs_f64();
                     bar.suspend(|| {
                         eprintln!(
-                            "{}: not settled within the time limit ({nodes} nodes in this run's search, {spent:.0} s)",
+                            "{}: not settled within the time limit ({nodes} nodes, {spent:.0} s)",
                             task.describe(&job)
                         )
                     });
