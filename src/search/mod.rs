@@ -230,10 +230,15 @@ impl<'db> Search<'db> {
     fn pass(&mut self, board: &Position, beta: i32) -> Result<i32, SearchError> {
         self.stats.passes += 1;
         self.ply = 0;
-        match self.pool.clone() {
+        let result = match self.pool.clone() {
             Some(pool) => pool.install(|| self.search(board, beta - 1, beta)),
             None => self.search(board, beta - 1, beta),
-        }
+        };
+        // A worker's time-up error counts its own nodes; report the whole search's.
+        result.map_err(|err| match err {
+            SearchError::TimeUp { .. } => SearchError::TimeUp { nodes: self.stats.nodes },
+            err => err,
+        })
     }
 
     /// Searches the moves `rest` of a node in parallel (zero window: `floor` is `beta - 1`),
