@@ -7,7 +7,7 @@
 # positions); 5 houses up to 20 seeds (30 M positions, Kalah(5,2)) and 6 houses up to 12 seeds
 # (Kalah(6,1)) are built here. Kalah(5,3) needs 30 seeds on 5 houses (0.85 G positions, about
 # 10 GB while its last layer is built) and Kalah(6,2) 24 seeds on 6 houses (1.25 G positions):
-# pass BIG=1 to build those too (each well under an hour on 2 cores is the aim; not yet measured).
+# pass BIG=1 to build those too (5 houses, layers 21-30: 660 s on 2 threads, about 13 GB).
 set -euo pipefail
 db=${1:-data/db}
 cargo build --release -q -p solver-cli
