@@ -364,18 +364,6 @@ impl Cell {
     }
 }
 
-/// Writes `text` to `path` whole or not at all: a temporary file, then a rename.
-fn write_atomically(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    use anyhow::Context;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    let tmp = path.with_extension("csv.tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
-    Ok(())
-}
-
 /// The grid of start values: each cell solved (value only), compared with the published table,
 /// written to `OUT/table-<rules>.csv` after every cell. A mismatch makes the command fail.
 pub fn table(args: &TableArgs) -> anyhow::Result<String> {
@@ -430,7 +418,7 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
                 seconds: clock.elapsed().as_secs_f64(),
             });
             let csv: String = cells.iter().map(|c| c.csv_line(&rules_name)).collect();
-            write_atomically(&path, &(header.to_string() + &csv))?;
+            kalah::jobs::write_atomically(&path, (header.to_string() + &csv).as_bytes())?;
             bar.inc(1);
         }
     }
