@@ -6,6 +6,7 @@
 mod database;
 mod jobs;
 mod search;
+mod serve;
 
 use clap::{Args, Parser, Subcommand};
 use kalah::board::Side;
@@ -49,6 +50,8 @@ enum Command {
     Run(jobs::RunArgs),
     /// Combine the logs of a job's shards into one log and one set of result files.
     Merge(jobs::MergeArgs),
+    /// Serve the JSON API and the analysis board over HTTP.
+    Serve(serve::ServeArgs),
 }
 
 /// The rule system: a named set, then any dimension overridden.
@@ -155,6 +158,7 @@ fn main() -> ExitCode {
         Command::ProbeBench(args) => database::probe_bench(&args),
         Command::Run(args) => jobs::run(&args),
         Command::Merge(args) => jobs::merge(&args),
+        Command::Serve(args) => serve::serve(&args),
     };
     match result.and_then(|text| write_stdout(&text)) {
         Ok(()) => ExitCode::SUCCESS,

@@ -447,6 +447,14 @@ impl Database {
         Ok(Database { dir, rules, houses, layers })
     }
 
+    /// The same database answering only up to `max_seeds` seeds on the board (the layers above
+    /// are dropped, so they are never read): a server or benchmark can use a smaller database
+    /// than the one on disk.
+    pub fn limited_to(mut self, max_seeds: usize) -> Database {
+        self.layers.truncate(max_seeds + 1);
+        self
+    }
+
     /// The directory the layers are in.
     pub fn dir(&self) -> &Path {
         &self.dir

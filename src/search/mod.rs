@@ -178,6 +178,21 @@ pub struct Search<'db> {
 impl<'db> Search<'db> {
     /// A search for `rules`, probing `database` when one is given (it must be for the same rules).
     pub fn new(rules: Rules, database: Option<&'db Database>, options: &SearchOptions) -> Result<Self, SearchError> {
+        let table = Arc::new(Table::with_bytes(options.table_bytes));
+        Search::with_table(rules, database, table, options)
+    }
+
+    /// A search that shares `table` (its size replaces `options.table_bytes`) with other
+    /// searches for the same rules and board size, running now or later: a server keeps one
+    /// table per rule set so that each position a user steps to is mostly solved already. The
+    /// table's entries are exact bounds on board values, so they hold for every search that
+    /// shares the rules, whatever its root or deadline.
+    pub fn with_table(
+        rules: Rules,
+        database: Option<&'db Database>,
+        table: Arc<Table>,
+        options: &SearchOptions,
+    ) -> Result<Self, SearchError> {
         if rules.has_cycles() && database.is_none() {
             return Err(SearchError::Cycles);
         }
@@ -194,7 +209,7 @@ impl<'db> Search<'db> {
             rules,
             database,
             database_seeds: database.map_or(0, |db| db.max_seeds() as u32),
-            table: Arc::new(Table::with_bytes(options.table_bytes)),
+            table,
             deadline: options.deadline,
             parity: rules.remaining == Remaining::Owner,
             stats: Stats::default(),

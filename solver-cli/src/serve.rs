@@ -1,0 +1,473 @@
+//! `kalah serve`: an HTTP service over the endgame databases and the search. It owns the JSON API
+//! under `/api/v1` (a position's value and every move's value, the perfect-play line, the rule
+//! sets and databases on offer) and the analysis board page at `/`, whose files are compiled into
+//! the binary.
+//!
+//! Every answer is computed on tokio's blocking threads by a single-threaded [`Search`] with the
+//! request's deadline, so requests run in parallel up to `--workers` at a time and a position too
+//! big to solve in time gets a 503 instead of a hung connection. The searches of one rule set and
+//! board size share one transposition table for the server's lifetime: a user stepping through a
+//! game asks for positions whose subtrees the previous requests have solved.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use clap::Args;
+use kalah::database::{Database, DbError};
+use kalah::rules::{RULE_SETS, Rules};
+use kalah::search::table::Table;
+use kalah::search::{Search, SearchError, SearchOptions};
+use kalah::{Position, Side};
+use serde_json::{Value, json};
+
+use crate::database::DbArgs;
+
+#[derive(Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// Address to listen on (port 0 picks a free port; the address is printed on stdout).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
+    bind: SocketAddr,
+    /// Seconds a request may search before it is answered 503. (Every move's exact value of the
+    /// Kalah(6,4) start takes about 20 s on one core with the 24-seed database; the positions
+    /// after it take less, as they share the table.)
+    #[arg(long, value_name = "S", default_value_t = 30.0)]
+    time_limit: f64,
+    /// Requests searched at the same time (default: all cores); others wait their turn.
+    #[arg(long, value_name = "N")]
+    workers: Option<usize>,
+    /// Transposition table shared by the searches of each rule set and board size, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    table_mb: usize,
+    /// Use the databases' layers only up to this many seeds on the board.
+    #[arg(long, value_name = "SEEDS")]
+    max_seeds: Option<usize>,
+    /// Load every database under --db before serving, so that no request waits for a layer to
+    /// be read (needs memory for all of them: about one byte per position).
+    #[arg(long)]
+    preload: bool,
+}
+
+/// What every request shares: where the databases are, the ones opened so far, and the limits.
+struct Service {
+    root: PathBuf,
+    max_seeds: Option<usize>,
+    time_limit: Duration,
+    table_bytes: usize,
+    /// What searches of one rule set (as values see it) and board size share.
+    engines: Mutex<HashMap<(Rules, usize), Engine>>,
+    /// Answers given, by endpoint, rules and position: a user who undoes or reloads, or many who
+    /// open the same start, are answered at once.
+    answers: Mutex<HashMap<(&'static str, Rules, Position), Value>>,
+    workers: tokio::sync::Semaphore,
+}
+
+/// The database (if there is one) and the transposition table of one rule set and board size.
+#[derive(Clone)]
+struct Engine {
+    database: Option<Arc<Database>>,
+    table: Arc<Table>,
+}
+
+/// A request that gets no answer: its HTTP status and what to tell the client.
+#[derive(Debug)]
+struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError { status, message: message.into() }
+    }
+
+    fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, axum::Json(json!({ "error": self.message, "status": self.status.as_u16() }))).into_response()
+    }
+}
+
+impl From<DbError> for ApiError {
+    fn from(err: DbError) -> ApiError {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("database: {err}"))
+    }
+}
+
+/// Search failures as HTTP: out of time is 503 (try later, or a smaller position), a position
+/// no database covers under clockwise sowing is 404, a broken database is 500.
+fn search_error(err: SearchError, time_limit: Duration) -> ApiError {
+    match err {
+        SearchError::TimeUp { nodes } => ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "no exact value within the server's time limit of {} s ({nodes} nodes searched): \
+                 the position is too far from the databases",
+                time_limit.as_secs_f64()
+            ),
+        ),
+        SearchError::Cycles | SearchError::CyclesBeyondDatabase { .. } => {
+            ApiError::new(StatusCode::NOT_FOUND, err.to_string())
+        }
+        err => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()),
+    }
+}
+
+/// The query of `/position` and `/mainline`: `pos` (position text) and `rules` (a rule set name
+/// with optional overrides, default standard).
+struct PositionQuery {
+    position: Position,
+    rules: Rules,
+}
+
+impl PositionQuery {
+    fn parse(query: Result<Query<HashMap<String, String>>, QueryRejection>) -> Result<PositionQuery, ApiError> {
+        let Query(params) = query.map_err(|err| ApiError::bad_request(err.body_text()))?;
+        if let Some(unknown) = params.keys().find(|key| !["pos", "rules"].contains(&key.as_str())) {
+            return Err(ApiError::bad_request(format!("unknown parameter '{unknown}': expected pos and rules")));
+        }
+        let text = params.get("pos").ok_or_else(|| {
+            ApiError::bad_request("missing parameter pos: a position such as '4 4 4 4 4 4 0 4 4 4 4 4 4 0 S'")
+        })?;
+        let position = kalah::parse_position(text)
+            .map_err(|err| ApiError::bad_request(format!("bad position: {}", err.render(text))))?;
+        let rules = match params.get("rules") {
+            Some(name) => name.parse::<Rules>().map_err(|err| ApiError::bad_request(format!("bad rules: {err}")))?,
+            None => Rules::STANDARD,
+        };
+        Ok(PositionQuery { position, rules })
+    }
+}
+
+pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
+    if !(args.time_limit > 0.0 && args.time_limit.is_finite()) {
+        return Err(crate::input_error(format!(
+            "--time-limit {} is not a positive number of seconds",
+            args.time_limit
+        )));
+    }
+    if args.table_mb == 0 || args.workers == Some(0) {
+        return Err(crate::input_error("--table-mb and --workers must be at least 1"));
+    }
+    let workers = args.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let service = Arc::new(Service {
+        root: args.db.db.clone(),
+        max_seeds: args.max_seeds,
+        time_limit: Duration::from_secs_f64(args.time_limit),
+        table_bytes: args.table_mb << 20,
+        engines: Mutex::new(HashMap::new()),
+        answers: Mutex::new(HashMap::new()),
+        workers: tokio::sync::Semaphore::new(workers),
+    });
+    if args.preload {
+        service.preload()?;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.bind)
+            .await
+            .map_err(|err| anyhow::anyhow!("cannot listen on {}: {err}", args.bind))?;
+        // Tests and scripts read the address (the port when 0 was asked) from this line.
+        crate::write_stdout(&format!("listening on http://{}\n", listener.local_addr()?))?;
+        axum::serve(listener, router(service)).with_graceful_shutdown(shutdown()).await?;
+        anyhow::Ok(())
+    })?;
+    Ok(String::new())
+}
+
+fn router(service: Arc<Service>) -> Router {
+    Router::new()
+        .route("/", get(|| async { page("text/html; charset=utf-8", include_str!("../web/index.html")) }))
+        .route("/board.js", get(|| async { page("text/javascript; charset=utf-8", include_str!("../web/board.js")) }))
+        .route("/board.css", get(|| async { page("text/css; charset=utf-8", include_str!("../web/board.css")) }))
+        .route("/api/v1/position", get(position))
+        .route("/api/v1/mainline", get(mainline))
+        .route("/api/v1/rules", get(rule_sets))
+        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page: the API is under /api/v1/") })
+        .with_state(service)
+}
+
+fn page(content_type: &'static str, body: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type), (header::CACHE_CONTROL, "no-cache")], body).into_response()
+}
+
+/// Ctrl-C or SIGTERM: stop accepting, finish the requests in flight.
+async fn shutdown() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
+    }
+}
+
+async fn position(
+    State(service): State<Arc<Service>>,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Result<axum::Json<Value>, ApiError> {
+    let query = PositionQuery::parse(query)?;
+    service.run(move |service| service.remembered("position", &query, Service::analyse)).await
+}
+
+async fn mainline(
+    State(service): State<Arc<Service>>,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Result<axum::Json<Value>, ApiError> {
+    let query = PositionQuery::parse(query)?;
+    service.run(move |service| service.remembered("mainline", &query, Service::mainline)).await
+}
+
+async fn rule_sets(State(service): State<Arc<Service>>) -> Result<axum::Json<Value>, ApiError> {
+    service.run(|service| service.offer()).await
+}
+
+/// A legal move as the API reports it: `house` 1-based from the mover's left.
+fn move_json(rules: &Rules, position: &Position, house: usize) -> (Value, Position) {
+    let mut after = *position;
+    let outcome = after.play(rules, house);
+    let m = position.houses();
+    let bin = match position.to_move() {
+        Side::South => house + 1,
+        Side::North => m + 2 + house,
+    };
+    let value = json!({
+        "move": house + 1,
+        "bin": bin,
+        "extra_turn": outcome.extra_turn,
+        "capture": outcome.captured > 0,
+        "captured": outcome.captured,
+        "game_over": outcome.over,
+        "position": after,
+    });
+    (value, after)
+}
+
+impl Service {
+    /// Runs `work` on a blocking thread once a worker is free. Waiting for a worker counts
+    /// against the time limit too: a request is never left hanging.
+    async fn run(
+        self: Arc<Self>,
+        work: impl FnOnce(&Service) -> Result<Value, ApiError> + Send + 'static,
+    ) -> Result<axum::Json<Value>, ApiError> {
+        let busy = || ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the server is busy: try again");
+        let permit = tokio::time::timeout(self.time_limit, self.workers.acquire()).await.map_err(|_| busy())?;
+        let _permit = permit.map_err(|_| busy())?;
+        let service = Arc::clone(&self);
+        let answer = tokio::task::spawn_blocking(move || work(&service))
+            .await
+            .map_err(|err| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the request failed: {err}")))?;
+        answer.map(axum::Json)
+    }
+
+    /// The answer given before to the same request, else `answer`'s, remembered.
+    fn remembered(
+        &self,
+        endpoint: &'static str,
+        query: &PositionQuery,
+        answer: fn(&Service, &PositionQuery) -> Result<Value, ApiError>,
+    ) -> Result<Value, ApiError> {
+        let key = (endpoint, query.rules, query.position);
+        let lock = || self.answers.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(value) = lock().get(&key) {
+            let mut value = value.clone();
+            value["cached"] = json!(true);
+            return Ok(value);
+        }
+        let value = answer(self, query)?;
+        let mut answers = lock();
+        // About 2 KB an answer: forget them all rather than grow past some 100 MB.
+        if answers.len() >= 50_000 {
+            answers.clear();
+        }
+        answers.insert(key, value.clone());
+        Ok(value)
+    }
+
+    /// The engine for `rules` and `houses`: made on first use, opening the database if there
+    /// is one.
+    fn engine(&self, rules: &Rules, houses: usize) -> Result<Engine, ApiError> {
+        let key = (rules.for_values(), houses);
+        let mut engines = self.engines.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(engine) = engines.get(&key) {
+            return Ok(engine.clone());
+        }
+        let database = match Database::open(&self.root, rules, houses) {
+            Ok(db) => Some(Arc::new(self.limit(db))),
+            Err(DbError::NoDatabase { .. }) => None,
+            Err(err) => return Err(err.into()),
+        };
+        let engine = Engine { database, table: Arc::new(Table::with_bytes(self.table_bytes)) };
+        engines.insert(key, engine.clone());
+        Ok(engine)
+    }
+
+    fn limit(&self, db: Database) -> Database {
+        match self.max_seeds {
+            Some(seeds) if seeds < db.max_seeds() => db.limited_to(seeds),
+            _ => db,
+        }
+    }
+
+    /// Opens and loads every database under the root now, checking its checksums.
+    fn preload(&self) -> anyhow::Result<()> {
+        let dirs = match Database::list(&self.root) {
+            Ok(dirs) => dirs,
+            Err(DbError::NoDatabase { .. }) => Vec::new(),
+            Err(err) => return Err(err.into()),
+        };
+        let mut engines = self.engines.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        for dir in dirs {
+            let db = self.limit(Database::open_dir(&dir)?);
+            eprintln!("loading {} (up to {} seeds)", dir.display(), db.max_seeds());
+            db.verify_checksums()?;
+            let table = Arc::new(Table::with_bytes(self.table_bytes));
+            engines.insert((*db.rules(), db.houses()), Engine { database: Some(Arc::new(db)), table });
+        }
+        Ok(())
+    }
+
+    fn search<'e>(&self, rules: &Rules, engine: &'e Engine) -> Result<Search<'e>, ApiError> {
+        let options = SearchOptions {
+            table_bytes: self.table_bytes,
+            deadline: Some(Instant::now() + self.time_limit),
+            threads: 1,
+        };
+        Search::with_table(*rules, engine.database.as_deref(), Arc::clone(&engine.table), &options)
+            .map_err(|err| search_error(err, self.time_limit))
+    }
+
+    /// `/position`: the value for the side to move and every legal move's value, best first.
+    fn analyse(&self, query: &PositionQuery) -> Result<Value, ApiError> {
+        let clock = Instant::now();
+        let PositionQuery { position, rules } = query;
+        let engine = self.engine(rules, position.houses())?;
+        let mut search = self.search(rules, &engine)?;
+        let failed = |err| search_error(err, self.time_limit);
+        let over = position.is_over(rules);
+        let (value, mut moves, source) = if over {
+            (position.final_margin(rules), Vec::new(), "rules")
+        } else {
+            let source = if search.in_database(position) { "database" } else { "search" };
+            (search.value(position).map_err(failed)?, search.move_values(position).map_err(failed)?, source)
+        };
+        moves.sort_by_key(|&(house, value)| (-value, house));
+        let moves: Vec<Value> = moves
+            .iter()
+            .map(|&(house, move_value)| {
+                let (mut entry, _) = move_json(rules, position, house);
+                entry["value"] = json!(move_value);
+                entry["best"] = json!(move_value == value);
+                entry
+            })
+            .collect();
+        Ok(json!({
+            "position": position,
+            "rules": rules.to_string(),
+            "houses": position.houses(),
+            "to_move": position.to_move(),
+            "game_over": over,
+            "value": value,
+            "category": kalah::solve::wdl(value),
+            "moves": moves,
+            "source": source,
+            "database_max_seeds": engine.database.as_ref().map(|db| db.max_seeds()),
+            "nodes": search.stats().nodes,
+            "seconds": clock.elapsed().as_secs_f64(),
+            "cached": false,
+        }))
+    }
+
+    /// `/mainline`: a perfect-play line from the position to the end of the game, one entry per
+    /// sowing, with the position after each.
+    fn mainline(&self, query: &PositionQuery) -> Result<Value, ApiError> {
+        let clock = Instant::now();
+        let PositionQuery { position, rules } = query;
+        let engine = self.engine(rules, position.houses())?;
+        let mut search = self.search(rules, &engine)?;
+        let failed = |err| search_error(err, self.time_limit);
+        let value = if position.is_over(rules) {
+            position.final_margin(rules)
+        } else {
+            search.value(position).map_err(failed)?
+        };
+        let turns =
+            if position.is_over(rules) { Vec::new() } else { search.principal_variation(position).map_err(failed)? };
+        let mut line = Vec::new();
+        let mut text = Vec::new();
+        let mut current = *position;
+        for turn in &turns {
+            let side = current.to_move();
+            for &house in turn {
+                let (mut entry, after) = move_json(rules, &current, house);
+                entry["side"] = json!(side);
+                line.push(entry);
+                current = after;
+            }
+            let houses: Vec<String> = turn.iter().map(|h| (h + 1).to_string()).collect();
+            text.push(format!("{} {}", side.letter(), houses.join(" ")));
+        }
+        let over = current.is_over(rules);
+        Ok(json!({
+            "position": position,
+            "rules": rules.to_string(),
+            "to_move": position.to_move(),
+            "value": value,
+            "category": kalah::solve::wdl(value),
+            "line": line,
+            "text": text.join(" | "),
+            "end": current,
+            "game_over": over,
+            // Under clockwise sowing a line of value-keeping moves may come back to a position.
+            "repeats": !over,
+            "south_margin": over.then(|| {
+                let margin = current.final_margin(rules);
+                if current.to_move() == Side::South { margin } else { -margin }
+            }),
+            "nodes": search.stats().nodes,
+            "seconds": clock.elapsed().as_secs_f64(),
+            "cached": false,
+        }))
+    }
+
+    /// `/rules`: the named rule sets, and the databases opened or on disk.
+    fn offer(&self) -> Result<Value, ApiError> {
+        let rule_sets: Vec<Value> =
+            RULE_SETS.iter().map(|(name, rules)| json!({ "name": name, "rules": rules.to_string() })).collect();
+        let dirs = Database::list(&self.root).unwrap_or_default();
+        let mut databases = Vec::new();
+        for dir in dirs {
+            if let Ok(db) = Database::open_dir(&dir) {
+                let db = self.limit(db);
+                databases.push(
+                    json!({ "rules": db.rules().to_string(), "houses": db.houses(), "max_seeds": db.max_seeds() }),
+                );
+            }
+        }
+        Ok(json!({
+            "rule_sets": rule_sets,
+            "databases": databases,
+            "time_limit": self.time_limit.as_secs_f64(),
+            "max_houses": kalah::board::MAX_HOUSES,
+        }))
+    }
+}

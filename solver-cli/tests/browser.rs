@@ -1,0 +1,224 @@
+//! The analysis board in a real headless Chromium, driven over the W3C WebDriver protocol by
+//! chromedriver: choose a start from the menus, read the move values drawn on the houses, click a
+//! house, read the values of the new position, undo. Every value on the page is checked against
+//! the API, and screenshots are saved to target/test-artifacts/.
+//!
+//! Ignored by a plain `cargo test` (CI has no browser): `scripts/browser-test.sh` installs
+//! Debian's chromium and chromium-driver and runs it.
+
+mod common;
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use common::{Server, agent, build_database, get_json};
+use serde_json::{Value, json};
+
+/// A chromedriver process on a free port, stopped when dropped.
+struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Driver {
+    fn start() -> Driver {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let binary = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".to_string());
+        let child = Command::new(&binary)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|err| panic!("{binary} does not start ({err}): run scripts/browser-test.sh"));
+        let driver = Driver { child, url: format!("http://127.0.0.1:{port}") };
+        wait_for("chromedriver to listen", || {
+            let mut response = agent().get(format!("{}/status", driver.url)).call().ok()?;
+            let status: Value = serde_json::from_str(&response.body_mut().read_to_string().ok()?).ok()?;
+            status["value"]["ready"].as_bool().filter(|ready| *ready)
+        });
+        driver
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One browser session.
+struct Browser {
+    agent: ureq::Agent,
+    session: String,
+}
+
+impl Browser {
+    fn open(driver: &Driver) -> Browser {
+        let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_string());
+        let capabilities = json!({ "capabilities": { "alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium,
+                // The flags a closed network and a root user need (see the machine notes).
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                         "--window-size=1000,800"],
+            },
+        }}});
+        let agent = agent();
+        let reply = command(&agent, "POST", &format!("{}/session", driver.url), Some(capabilities));
+        let session = format!("{}/session/{}", driver.url, reply["sessionId"].as_str().expect("a session id"));
+        Browser { agent, session }
+    }
+
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        command(&self.agent, method, &format!("{}{path}", self.session), body)
+    }
+
+    fn navigate(&self, url: &str) {
+        self.call("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    fn script(&self, script: &str) -> Value {
+        self.call("POST", "/execute/sync", Some(json!({ "script": script, "args": [] })))
+    }
+
+    fn click(&self, selector: &str) {
+        let found = self.call("POST", "/element", Some(json!({ "using": "css selector", "value": selector })));
+        let id = found.as_object().and_then(|o| o.values().next()).and_then(Value::as_str).expect("an element id");
+        self.call("POST", &format!("/element/{id}/click"), Some(json!({})));
+    }
+
+    /// Waits until the page shows an answer for `position`: its status line is filled in.
+    fn wait_for_position(&self, position: &str) {
+        wait_for(&format!("the page to show {position}"), || {
+            let shown = self.script(
+                "return [document.getElementById('position-text').value, \
+                         document.getElementById('value').textContent]",
+            );
+            (shown[0] == position && !shown[1].as_str()?.is_empty()).then_some(())
+        });
+    }
+
+    /// The value drawn on each house of `side`, by house number ("" where none is drawn).
+    fn house_values(&self, side: &str) -> Vec<String> {
+        let script = format!(
+            "return [...document.querySelectorAll('.house.{side}')]\
+               .sort((a, b) => a.dataset.house - b.dataset.house)\
+               .map(h => h.querySelector('.value').textContent)"
+        );
+        serde_json::from_value(self.script(&script)).unwrap()
+    }
+
+    fn screenshot(&self, name: &str) -> PathBuf {
+        let png = self.call("GET", "/screenshot", None);
+        let bytes = base64::engine::general_purpose::STANDARD.decode(png.as_str().unwrap()).unwrap();
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("../test-artifacts");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.agent.delete(&self.session).call();
+    }
+}
+
+/// A WebDriver command: its `value`, or a panic with the driver's error.
+fn command(agent: &ureq::Agent, method: &str, url: &str, body: Option<Value>) -> Value {
+    let response = match (method, body) {
+        ("GET", _) => agent.get(url).call(),
+        (_, body) => agent.post(url).content_type("application/json").send(body.unwrap_or(json!({})).to_string()),
+    };
+    let mut response = response.unwrap_or_else(|err| panic!("{method} {url}: {err}"));
+    let status = response.status().as_u16();
+    let reply: Value = serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(status, 200, "{method} {url}: {reply}");
+    reply["value"].clone()
+}
+
+fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let clock = Instant::now();
+    loop {
+        if let Some(found) = check() {
+            return found;
+        }
+        assert!(clock.elapsed() < Duration::from_secs(60), "gave up waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn signed(value: &Value) -> String {
+    let value = value.as_i64().unwrap();
+    if value > 0 { format!("+{value}") } else { value.to_string() }
+}
+
+/// The values the page should draw on `side`'s houses for the API's `answer`, by house number.
+fn expected_values(answer: &Value, houses: usize) -> Vec<String> {
+    let mut values = vec![String::new(); houses];
+    for entry in answer["moves"].as_array().unwrap() {
+        values[entry["move"].as_u64().unwrap() as usize - 1] = signed(&entry["value"]);
+    }
+    values
+}
+
+#[test]
+#[ignore = "needs Chromium and chromedriver: scripts/browser-test.sh installs them and runs this"]
+fn the_board_plays_a_clicked_house_and_shows_the_new_values() {
+    let root = tempfile::tempdir().unwrap();
+    build_database(root.path(), 12);
+    let server = Server::start(root.path(), &[]);
+    let api = |position: &str| {
+        let (status, answer) = get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", position)]);
+        assert_eq!(status, 200, "{answer}");
+        answer
+    };
+    let driver = Driver::start();
+    let browser = Browser::open(&driver);
+    browser.navigate(&format!("{}/", server.url));
+
+    // Kalah(4,3) from the menus.
+    browser.click("#houses option[value='4']");
+    browser.click("#seeds option[value='3']");
+    browser.click("#rules option[value='standard']");
+    browser.click("#new-game");
+    let start = "3 3 3 3 0 3 3 3 3 0 S";
+    browser.wait_for_position(start);
+    let answer = api(start);
+    assert_eq!(browser.house_values("south"), expected_values(&answer, 4));
+    assert_eq!(browser.house_values("north"), vec![""; 4], "only the mover's houses carry values");
+    let status = browser.script("return document.getElementById('status').textContent");
+    assert!(status.as_str().unwrap().contains(&format!("value {} for South", signed(&answer["value"]))), "{status}");
+    browser.screenshot("analysis-board-start.png");
+
+    // Click the best move's house; the page steps to the position the API gives for it.
+    let best = &answer["moves"][0];
+    let after = best["position"].as_str().unwrap();
+    browser.click(&format!(".house.south[data-house='{}']", best["move"]));
+    browser.wait_for_position(after);
+    let next = api(after);
+    let mover = next["to_move"].as_str().unwrap();
+    let other = if mover == "south" { "north" } else { "south" };
+    assert_eq!(browser.house_values(mover), expected_values(&next, 4), "values after the click");
+    assert_eq!(browser.house_values(other), vec![""; 4]);
+    let line = wait_for("the perfect-play line", || {
+        let text = browser.script("return document.getElementById('mainline-text').textContent");
+        text.as_str().filter(|text| !text.is_empty()).map(str::to_string)
+    });
+    let (_, mainline) = get_json(&agent(), &format!("{}/api/v1/mainline", server.url), &[("pos", after)]);
+    assert_eq!(line, mainline["text"].as_str().unwrap());
+    let shot = browser.screenshot("analysis-board.png");
+    eprintln!("screenshot: {}", shot.display());
+
+    // Undo goes back to the start with its values.
+    browser.click("#undo");
+    browser.wait_for_position(start);
+    assert_eq!(browser.house_values("south"), expected_values(&answer, 4));
+}

@@ -1,0 +1,259 @@
+//! `kalah serve` over HTTP: its answers against the plain recursive solver, the perfect-play
+//! line replayed move by move, bad input, time limits and parallel requests.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use common::{Server, agent, build_database, get_json, get_text};
+use kalah::{Position, Rules, Side, Solver};
+use serde_json::Value;
+
+/// Seeds on the board the test database covers (4 houses, standard rules).
+const DATABASE_SEEDS: u32 = 12;
+
+/// Positions reached by pseudo-random play from `start`, each with at least one move left.
+fn positions_from(rules: &Rules, start: Position, count: usize, mut seed: u64) -> Vec<Position> {
+    let mut found = Vec::new();
+    while found.len() < count {
+        let mut position = start;
+        let plies = 1 + (seed % 40) as usize;
+        for _ in 0..plies {
+            if position.is_over(rules) {
+                break;
+            }
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let moves: Vec<usize> = position.legal_moves().collect();
+            position.play(rules, moves[(seed >> 33) as usize % moves.len()]);
+        }
+        if !position.is_over(rules) {
+            found.push(position);
+        }
+    }
+    found
+}
+
+/// The value for the mover of playing `house`, by the reference solver.
+fn reference_move_value(solver: &mut Solver, position: &Position, house: usize) -> i32 {
+    let mut after = *position;
+    after.play(solver.rules(), house);
+    let value = solver.value(&after);
+    if after.to_move() == position.to_move() { value } else { -value }
+}
+
+fn position_query(server: &Server, position: &Position, rules: &str) -> Value {
+    let text = position.to_string();
+    let (status, body) =
+        get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", &text), ("rules", rules)]);
+    assert_eq!(status, 200, "{text}: {body}");
+    body
+}
+
+/// Every field of a position answer checked against the reference solver and the rules engine.
+fn check_answer(answer: &Value, position: &Position, solver: &mut Solver) {
+    let rules = *solver.rules();
+    let value = solver.value(position);
+    assert_eq!(answer["value"], value, "{position}");
+    assert_eq!(answer["category"], kalah::solve::wdl(value));
+    assert_eq!(answer["to_move"], if position.to_move() == Side::South { "south" } else { "north" });
+    let moves = answer["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), position.legal_moves().count(), "{position}: one entry per legal move");
+    let mut previous = i64::MAX;
+    for entry in moves {
+        let house = entry["move"].as_u64().unwrap() as usize - 1;
+        let move_value = entry["value"].as_i64().unwrap();
+        assert!(move_value <= previous, "{position}: moves sorted best first");
+        previous = move_value;
+        assert_eq!(
+            move_value,
+            i64::from(reference_move_value(solver, position, house)),
+            "{position} move {}",
+            house + 1
+        );
+        assert_eq!(entry["best"], move_value == i64::from(value));
+        let mut after = *position;
+        let outcome = after.play(&rules, house);
+        assert_eq!(entry["extra_turn"], outcome.extra_turn);
+        assert_eq!(entry["capture"], outcome.captured > 0);
+        assert_eq!(entry["captured"], outcome.captured);
+        assert_eq!(entry["position"], after.to_string());
+        let bin = if position.to_move() == Side::South { house + 1 } else { position.houses() + 2 + house };
+        assert_eq!(entry["bin"], bin);
+    }
+    assert_eq!(moves[0]["value"], value, "{position}: the best move keeps the value");
+}
+
+#[test]
+fn answers_agree_with_the_reference_solver_inside_and_beyond_the_database() {
+    let root = tempfile::tempdir().unwrap();
+    build_database(root.path(), DATABASE_SEEDS);
+    let server = Server::start(root.path(), &["--time-limit", "60"]);
+
+    let rules = Rules::STANDARD;
+    let mut solver = Solver::new(rules).unwrap();
+    let positions = positions_from(&rules, Position::start(4, 4).unwrap(), 40, 7);
+    let (mut inside, mut beyond) = (0, 0);
+    for position in &positions {
+        let answer = position_query(&server, position, "standard");
+        check_answer(&answer, position, &mut solver);
+        let in_database = position.seeds_on_board() <= DATABASE_SEEDS;
+        assert_eq!(answer["source"], if in_database { "database" } else { "search" }, "{position}");
+        if in_database { inside += 1 } else { beyond += 1 }
+    }
+    assert!(inside >= 5 && beyond >= 5, "both kinds of position are checked ({inside} inside, {beyond} beyond)");
+
+    // Rules without a database: every answer by search.
+    let rules: Rules = "empty-capture".parse().unwrap();
+    let mut solver = Solver::new(rules).unwrap();
+    for position in positions_from(&rules, Position::start(4, 3).unwrap(), 10, 11) {
+        let answer = position_query(&server, &position, "empty-capture");
+        check_answer(&answer, &position, &mut solver);
+        assert_eq!(answer["source"], "search");
+    }
+
+    // A published start value (Kalah(4,3), standard rules), and a finished game.
+    let start = position_query(&server, &Position::start(4, 3).unwrap(), "standard");
+    let published = kalah::published::lookup(&Rules::STANDARD, 4, 3).unwrap();
+    assert!(published.claim.holds(start["value"].as_i64().unwrap() as i32), "Kalah(4,3): {}", start["value"]);
+    // South has no seeds left: North banks its 6, so South loses 7 to 11.
+    let over = kalah::parse_position("0 0 0 0 7 1 2 0 3 5 S").unwrap();
+    let answer = position_query(&server, &over, "standard");
+    assert_eq!((answer["game_over"].clone(), answer["value"].clone()), (Value::Bool(true), Value::from(-4)));
+    assert_eq!(answer["moves"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn the_mainline_replays_to_the_end_with_the_value() {
+    let root = tempfile::tempdir().unwrap();
+    build_database(root.path(), DATABASE_SEEDS);
+    let server = Server::start(root.path(), &[]);
+    let rules = Rules::STANDARD;
+    let mut solver = Solver::new(rules).unwrap();
+    let client = agent();
+    for position in positions_from(&rules, Position::start(4, 4).unwrap(), 8, 3) {
+        let text = position.to_string();
+        let (status, line) = get_json(&client, &format!("{}/api/v1/mainline", server.url), &[("pos", &text)]);
+        assert_eq!(status, 200, "{line}");
+        let value = solver.value(&position);
+        assert_eq!(line["value"], value);
+        let mut current = position;
+        for step in line["line"].as_array().unwrap() {
+            let side = if current.to_move() == Side::South { "south" } else { "north" };
+            assert_eq!(step["side"], side);
+            // Every move of the line keeps the value of the position it is played from.
+            let house = step["move"].as_u64().unwrap() as usize - 1;
+            assert_eq!(reference_move_value(&mut solver, &current, house), solver.value(&current), "{current}");
+            current.play(&rules, house);
+            assert_eq!(step["position"], current.to_string());
+        }
+        assert!(current.is_over(&rules));
+        assert_eq!(line["end"], current.to_string());
+        assert_eq!(line["game_over"], true);
+        let south_margin = if position.to_move() == Side::South { value } else { -value };
+        assert_eq!(line["south_margin"], south_margin, "{text}");
+        assert!(!line["text"].as_str().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn bad_requests_are_400_with_a_message_and_the_page_is_served() {
+    let root = tempfile::tempdir().unwrap();
+    let server = Server::start(root.path(), &[]);
+    let client = agent();
+    let url = format!("{}/api/v1/position", server.url);
+    let cases: [(&[(&str, &str)], &str); 6] = [
+        (&[], "missing parameter pos"),
+        (&[("pos", "3 3 3 x 0 0 S")], "bad position"),
+        (&[("pos", "3 3 3 3 0 3 3 3 3 0 W")], "bad position"),
+        (&[("pos", "3 3 0 S")], "bad position"),
+        (&[("pos", "3 3 3 3 0 3 3 3 3 0 S"), ("rules", "chess")], "unknown rule set 'chess'"),
+        (&[("pos", "3 3 3 3 0 3 3 3 3 0 S"), ("depth", "3")], "unknown parameter 'depth'"),
+    ];
+    for (query, expected) in cases {
+        let (status, body) = get_json(&client, &url, query);
+        assert_eq!(status, 400, "{query:?}: {body}");
+        assert!(body["error"].as_str().unwrap().contains(expected), "{query:?}: {body}");
+    }
+    let (status, body) = get_json(&client, &format!("{}/api/v2/position", server.url), &[]);
+    assert_eq!(status, 404);
+    assert!(body["error"].as_str().unwrap().contains("/api/v1/"));
+
+    let (status, page) = get_text(&client, &server.url, &[]);
+    assert_eq!(status, 200);
+    assert!(page.contains("<title>Kalah analysis board</title>") && page.contains("board.js"));
+    let (status, script) = get_text(&client, &format!("{}/board.js", server.url), &[]);
+    assert_eq!(status, 200);
+    assert!(script.contains("/api/v1/"));
+    let (_, offer) = get_json(&client, &format!("{}/api/v1/rules", server.url), &[]);
+    assert!(offer["rule_sets"].as_array().unwrap().iter().any(|set| set["name"] == "empty-capture"));
+}
+
+#[test]
+fn positions_out_of_reach_are_refused_in_time() {
+    let root = tempfile::tempdir().unwrap();
+    let server = Server::start(root.path(), &["--time-limit", "0.5"]);
+    let client = agent();
+    let url = format!("{}/api/v1/position", server.url);
+    // Kalah(6,6) with no database: far beyond half a second.
+    let clock = Instant::now();
+    let (status, body) = get_json(&client, &url, &[("pos", &Position::start(6, 6).unwrap().to_string())]);
+    assert_eq!(status, 503, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("time limit"), "{body}");
+    assert!(clock.elapsed() < Duration::from_secs(20), "answered after the limit, not hung");
+    // The mainline endpoint keeps the same limit.
+    let mainline = format!("{}/api/v1/mainline", server.url);
+    let (status, _) = get_json(&client, &mainline, &[("pos", &Position::start(6, 6).unwrap().to_string())]);
+    assert_eq!(status, 503);
+    // Clockwise sowing needs a database that covers the position; there is none here.
+    let (status, body) =
+        get_json(&client, &url, &[("pos", "3 3 3 3 0 3 3 3 3 0 S"), ("rules", "standard direction=cw")]);
+    assert_eq!(status, 404, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("clockwise"), "{body}");
+}
+
+#[test]
+fn requests_are_served_in_parallel() {
+    let root = tempfile::tempdir().unwrap();
+    build_database(root.path(), DATABASE_SEEDS);
+    let server = Arc::new(Server::start(root.path(), &["--time-limit", "4", "--workers", "2"]));
+
+    // A request that searches until its time limit runs out...
+    let slow_done = Arc::new(AtomicBool::new(false));
+    let slow = {
+        let (server, slow_done) = (Arc::clone(&server), Arc::clone(&slow_done));
+        std::thread::spawn(move || {
+            let start = Position::start(6, 6).unwrap().to_string();
+            let (status, _) = get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", &start)]);
+            slow_done.store(true, Ordering::SeqCst);
+            status
+        })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    // ...does not hold up the others: 8 clients' requests are all answered meanwhile.
+    let rules = Rules::STANDARD;
+    let positions = positions_from(&rules, Position::start(4, 2).unwrap(), 40, 5);
+    let clients: Vec<_> = positions
+        .chunks(5)
+        .map(|chunk| {
+            let (server, chunk) = (Arc::clone(&server), chunk.to_vec());
+            std::thread::spawn(move || {
+                let client = agent();
+                let mut solver = Solver::new(Rules::STANDARD).unwrap();
+                for position in chunk {
+                    let text = position.to_string();
+                    let (status, body) =
+                        get_json(&client, &format!("{}/api/v1/position", server.url), &[("pos", &text)]);
+                    assert_eq!(status, 200, "{body}");
+                    assert_eq!(body["value"], solver.value(&position));
+                }
+            })
+        })
+        .collect();
+    for client in clients {
+        client.join().expect("every client's requests succeed");
+    }
+    assert!(!slow_done.load(Ordering::SeqCst), "the small requests finished while the big one still searched");
+    assert_eq!(slow.join().unwrap(), 503);
+}
