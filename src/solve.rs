@@ -38,7 +38,7 @@ struct Bounds {
 
 /// Mixes a house key into a hash: the keys are dense small bytes, so a plain fold would collide.
 #[derive(Default, Clone, Copy)]
-struct KeyHasher(u64);
+pub(crate) struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn write(&mut self, bytes: &[u8]) {

@@ -106,3 +106,47 @@ fn a_position_played_round_and_round_is_worth_zero_for_the_seeds_on_the_board() 
     let db = common::build_and_open(dir.path(), &ccw, 1, 2);
     assert_eq!(db.board_value(&position).unwrap(), 1);
 }
+
+/// Every position of the database's layers above `from_seeds`, unranked.
+fn positions_of(rules: &Rules, houses: usize, from_seeds: usize, max_seeds: usize) -> Vec<Position> {
+    let mut positions = Vec::new();
+    for seeds in from_seeds..=max_seeds {
+        let layer = Layer::new(&rules.for_values(), houses, seeds);
+        let (mut mover, mut opponent) = (vec![0u8; houses], vec![0u8; houses]);
+        for i in 0..layer.len() {
+            layer.rows(i, &mut mover, &mut opponent);
+            positions.push(Position::from_rows(&mover, &opponent));
+        }
+    }
+    positions
+}
+
+#[test]
+fn forward_search_with_repetitions_equals_the_retrograde_values() {
+    use kalah::search::{Search, SearchOptions};
+    let named = [Rules::STANDARD, Rules::EMPTY_CAPTURE, Rules::BGA, Rules::SWEDISH, Rules::WETHERELL];
+    let options = SearchOptions { table_bytes: 1 << 20, deadline: None, threads: 1 };
+    let mut lcg = common::Lcg(17);
+    for rules in named.map(clockwise) {
+        for (houses, max_seeds) in [(1, 6), (2, 8), (3, 7), (4, 6)] {
+            let dir = tempfile::tempdir().unwrap();
+            let full = common::build_and_open(dir.path(), &rules, houses, max_seeds);
+            let small_dir = tempfile::tempdir().unwrap();
+            let small = common::build_and_open(small_dir.path(), &rules, houses, max_seeds / 2);
+            let positions = positions_of(&rules, houses, max_seeds / 2 + 1, max_seeds);
+            // Without a database, and above a smaller one; a fresh search now and then so
+            // that both empty and well-filled tables are exercised.
+            let mut alone = Search::new(rules, None, &options).unwrap();
+            let mut above = Search::new(rules, Some(&small), &options).unwrap();
+            for i in 0..200.min(positions.len()) {
+                let position = positions[lcg.below(positions.len() as u64) as usize];
+                if i % 50 == 0 {
+                    alone = Search::new(rules, None, &options).unwrap();
+                }
+                let want = full.board_value(&position).unwrap();
+                assert_eq!(alone.board_value(&position).unwrap(), want, "{rules} {position} without a database");
+                assert_eq!(above.board_value(&position).unwrap(), want, "{rules} {position} above {}", max_seeds / 2);
+            }
+        }
+    }
+}

@@ -12,7 +12,7 @@ use kalah::search::{Search, SearchError};
 use serde_json::json;
 
 use crate::input_error;
-use crate::search::{Load, SearchArgs, database_for, search_error};
+use crate::search::{Load, SearchArgs, database_for};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -58,19 +58,12 @@ fn load_job(path: &std::path::Path) -> anyhow::Result<Job> {
     })
 }
 
-fn job_error(err: JobError) -> anyhow::Error {
-    match err {
-        JobError::Search(err) => search_error(err),
-        err => err.into(),
-    }
-}
-
 pub fn run(args: &RunArgs) -> anyhow::Result<String> {
     let job = load_job(&args.job)?;
     let options = args.search.options()?;
     let stem = jobs::file_stem(&args.results, &job.name, args.shard);
     let log_path = jobs::log_path(&stem);
-    let mut log = Log::open(&log_path).map_err(job_error)?;
+    let mut log = Log::open(&log_path).map_err(anyhow::Error::from)?;
     let minutes = args.checkpoint_minutes;
     if !(minutes >= 0.0 && minutes.is_finite()) {
         return Err(input_error(format!("--checkpoint-minutes {minutes} is not a number of minutes")));
@@ -87,7 +80,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
     };
     let pending: Vec<usize> = mine.iter().copied().filter(|&t| !settled(t, log.proofs())).collect();
     let clock = Instant::now();
-    jobs::write_results(&stem, &job, &jobs::results(&job, &tasks, log.proofs())).map_err(job_error)?;
+    jobs::write_results(&stem, &job, &jobs::results(&job, &tasks, log.proofs())).map_err(anyhow::Error::from)?;
 
     let bar = ProgressBar::new(pending.len() as u64).with_style(
         ProgressStyle::with_template("{spinner} tasks {pos}/{len} [{elapsed_precise}] ETA {eta} {msg}")
@@ -108,7 +101,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
         let biggest = pending[start..end].iter().map(|&t| tasks[t].position).max_by_key(|p| p.seeds_on_board());
         let biggest = biggest.expect("a group has a task");
         let db = bar.suspend(|| database_for(&args.search, &rules, &biggest, Load::Now))?;
-        let mut search = Search::new(rules, db.as_ref(), &options).map_err(search_error)?;
+        let mut search = Search::new(rules, db.as_ref(), &options)?;
         if let Some(checkpoints) = checkpoints.as_ref().filter(|c| c.path.exists()) {
             match search.table().load(&checkpoints.path, &jobs::table_tag(&rules, houses)) {
                 Ok(()) => bar.suspend(|| eprintln!("going on from the table saved in {}", checkpoints.path.display())),
@@ -152,9 +145,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
                     });
                     unfinished.push(t);
                 }
-                Err(err) => return Err(job_error(err)),
+                Err(err) => return Err(err.into()),
             }
-            jobs::write_results(&stem, &job, &jobs::results(&job, &tasks, log.proofs())).map_err(job_error)?;
+            jobs::write_results(&stem, &job, &jobs::results(&job, &tasks, log.proofs()))
+                .map_err(anyhow::Error::from)?;
             bar.inc(1);
         }
         start = end;
@@ -245,7 +239,7 @@ fn results_text(job: &Job, results: &[ItemResult]) -> String {
 
 pub fn merge(args: &MergeArgs) -> anyhow::Result<String> {
     let job = load_job(&args.job)?;
-    let logs = jobs::logs_in(&args.results, &job.name).map_err(job_error)?;
+    let logs = jobs::logs_in(&args.results, &job.name).map_err(anyhow::Error::from)?;
     if logs.is_empty() {
         return Err(input_error(format!(
             "no logs of job '{}' in {} (expected {}.shard-I-of-N.tasks.jsonl)",
@@ -257,8 +251,8 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<String> {
     let mut proofs = Proofs::default();
     for path in &logs {
         let mut one = Proofs::default();
-        one.read_log(path).map_err(job_error)?;
-        proofs.merge(&one).map_err(job_error).with_context(|| format!("merging {}", path.display()))?;
+        one.read_log(path).map_err(anyhow::Error::from)?;
+        proofs.merge(&one).map_err(anyhow::Error::from).with_context(|| format!("merging {}", path.display()))?;
     }
     let stem = jobs::file_stem(&args.results, &job.name, None);
     let mut lines = String::new();
@@ -266,10 +260,10 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<String> {
         lines += &serde_json::to_string(&record)?;
         lines.push('\n');
     }
-    jobs::write_atomically(&jobs::log_path(&stem), lines.as_bytes()).map_err(job_error)?;
+    jobs::write_atomically(&jobs::log_path(&stem), lines.as_bytes()).map_err(anyhow::Error::from)?;
     let tasks = job.tasks();
     let results = jobs::results(&job, &tasks, &proofs);
-    jobs::write_results(&stem, &job, &results).map_err(job_error)?;
+    jobs::write_results(&stem, &job, &results).map_err(anyhow::Error::from)?;
     let open: Vec<usize> =
         job.items.iter().filter(|i| !results.iter().any(|r| r.item == i.number)).map(|i| i.number).collect();
     let text = if args.json {

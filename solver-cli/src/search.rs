@@ -108,7 +108,8 @@ pub fn database_for(
     let houses = position.houses();
     let needed = position.seeds_on_board() as usize;
     match Database::open(&args.db.db, rules, houses) {
-        // Under cycles a database must cover the position: a small one is extended below.
+        // Under cycles a small database is extended below to cover the position: the search
+        // through repetitions keeps no line-dependent result, so it pays to avoid it.
         Ok(db) if !rules.has_cycles() || db.max_seeds() >= needed => return Ok(Some(load(db)?)),
         Ok(_) | Err(DbError::NoDatabase { .. }) => {}
         Err(err) => return Err(err.into()),
@@ -118,8 +119,9 @@ pub fn database_for(
     let (seeds, bins) = (f64::from(position.seeds_on_board()), 2.0 * houses as f64);
     let configurations: f64 = (1..bins as u32).map(|i| (seeds + f64::from(i)) / f64::from(i)).product();
     let max_seeds = if rules.has_cycles() {
-        // Positions repeat, so the database must cover the position: build it when that takes
-        // seconds (3e7 positions in the top layer: Kalah(4,4)).
+        // Positions repeat: a covering database answers at once, so build one when that takes
+        // seconds (3e7 positions in the top layer: Kalah(4,4)); otherwise search above the
+        // database there is.
         if configurations > 3e7 {
             return Database::open(&args.db.db, rules, houses).ok().map(load).transpose().map_err(Into::into);
         }
@@ -156,14 +158,6 @@ fn spinner(message: &str) -> ProgressBar {
     bar
 }
 
-/// What a search error means to the user: rules it cannot handle are bad input.
-pub fn search_error(err: SearchError) -> anyhow::Error {
-    match err {
-        SearchError::Cycles | SearchError::CyclesBeyondDatabase { .. } => input_error(err.to_string()),
-        err => err.into(),
-    }
-}
-
 /// What a search from `position` needs before it starts: rules it can search, valid options, and
 /// the database (opened or built as [`database_for`] decides).
 fn prepare(
@@ -181,7 +175,7 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
     let start = parse_start(&args.start)?;
     let (options, db) = prepare(&args.search, &rules, &start, Load::Now)?;
     let clock = Instant::now();
-    let mut search = Search::new(rules, db.as_ref(), &options).map_err(search_error)?;
+    let mut search = Search::new(rules, db.as_ref(), &options)?;
     let bar = ProgressBar::new(0).with_style(
         ProgressStyle::with_template("{spinner} solving openings {pos}/{len} [{elapsed_precise}] {msg}")
             .expect("a valid progress template"),
@@ -192,8 +186,8 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
         bar.set_position(done as u64);
     });
     bar.finish_and_clear();
-    let analysis = analysis.map_err(search_error)?;
-    let line = search.principal_variation(&start).map_err(search_error)?;
+    let analysis = analysis?;
+    let line = search.principal_variation(&start)?;
     let seconds = clock.elapsed().as_secs_f64();
     let stats = search.stats();
     let line: Vec<String> =
@@ -274,10 +268,10 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
     let position = parse_position_arg(&args.position)?;
     let (options, db) = prepare(&args.search, &rules, &position, Load::WhenProbed)?;
     let clock = Instant::now();
-    let mut search = Search::new(rules, db.as_ref(), &options).map_err(search_error)?;
+    let mut search = Search::new(rules, db.as_ref(), &options)?;
     let source = if search.in_database(&position) { "database" } else { "search" };
-    let value = search.value(&position).map_err(search_error)?;
-    let mut moves = search.move_values(&position).map_err(search_error)?;
+    let value = search.value(&position)?;
+    let mut moves = search.move_values(&position)?;
     moves.sort_by_key(|&(house, value)| (-value, house));
     let seconds = clock.elapsed().as_secs_f64();
     let nodes = search.stats().nodes;
@@ -404,9 +398,7 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
                     (Some(value), status)
                 }
                 Err(SearchError::TimeUp { .. }) => (None, "timeout"),
-                // Clockwise sowing: values come from a database alone, and it does not reach.
-                Err(SearchError::Cycles | SearchError::CyclesBeyondDatabase { .. }) => (None, "no-database"),
-                Err(err) => return Err(search_error(err)),
+                Err(err) => return Err(err.into()),
             };
             cells.push(Cell {
                 houses,
@@ -430,12 +422,11 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
     } else {
         table_text(&rules_name, &cells, args)
             + &format!(
-                "{} cells: {} match the published values, {} unpublished, {} timed out, {} beyond the database, {mismatches} mismatches; written to {}\n",
+                "{} cells: {} match the published values, {} unpublished, {} timed out, {mismatches} mismatches; written to {}\n",
                 cells.len(),
                 count("match"),
                 count("unpublished"),
                 count("timeout"),
-                count("no-database"),
                 path.display()
             )
     };
@@ -531,8 +522,8 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
             None
         };
         let clock = Instant::now();
-        let mut search = Search::new(rules, db.as_ref(), &options).map_err(search_error)?;
-        let value = search.value(&start).map_err(search_error)?;
+        let mut search = Search::new(rules, db.as_ref(), &options)?;
+        let value = search.value(&start)?;
         let seconds = clock.elapsed().as_secs_f64();
         let stats = search.stats();
         let max_seeds = db.as_ref().map(|db| db.max_seeds());

@@ -108,8 +108,8 @@ impl From<DbError> for ApiError {
     }
 }
 
-/// Search failures as HTTP: out of time is 503 (try later, or a smaller position), a position
-/// no database covers under clockwise sowing is 404, a broken database is 500.
+/// Search failures as HTTP: out of time is 503 (try later, or a smaller position), a broken
+/// database is 500.
 fn search_error(err: SearchError, time_limit: Duration) -> ApiError {
     match err {
         SearchError::TimeUp { nodes } => ApiError::new(
@@ -120,9 +120,6 @@ fn search_error(err: SearchError, time_limit: Duration) -> ApiError {
                 time_limit.as_secs_f64()
             ),
         ),
-        SearchError::Cycles | SearchError::CyclesBeyondDatabase { .. } => {
-            ApiError::new(StatusCode::NOT_FOUND, err.to_string())
-        }
         err => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()),
     }
 }

@@ -114,19 +114,22 @@ fn solve_with_overrides_and_the_pie_rule() {
 }
 
 #[test]
-fn clockwise_starts_are_solved_from_a_database_built_by_retrograde_analysis() {
+fn clockwise_starts_are_solved_from_a_database_or_by_search_with_repetitions() {
     let root = tempfile::tempdir().unwrap();
     let db = root.path().to_str().unwrap();
     let out = json(&["solve", "3x2", "--direction", "cw", "--db", db, "--json"]);
     assert_eq!(out["value"], -4, "the fixed point of tests/cyclic.rs");
     assert_eq!(out["database"]["max_seeds"], 12);
-    // Beyond the database, with a start too big to build for on the spot: refused, exit 2.
-    let output = kalah(&["query", "--direction", "cw", "--db", db, "6 6 6 6 6 6 0 6 6 6 6 6 6 0 S"]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("clockwise sowing lets positions repeat"), "{}", stderr(&output));
-    let output = kalah(&["solve", "3x2", "--direction", "cw", "--no-db"]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("retrograde"), "{}", stderr(&output));
+    // The forward search scores repetitions as the retrograde analysis does.
+    let out = json(&["solve", "3x2", "--direction", "cw", "--no-db", "--json"]);
+    assert_eq!(out["value"], -4);
+    let out = json(&["solve", "3x3", "--direction", "cw", "--no-db", "--json"]);
+    assert_eq!(out["value"], 2, "data/results/table-standard+direction=cw.csv");
+    // Beyond the database and too big to build for on the spot: searched within the time limit.
+    let output =
+        kalah(&["query", "--direction", "cw", "--db", db, "--time-limit", "0.5", "6 6 6 6 6 6 0 6 6 6 6 6 6 0 S"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("no exact value within the time limit"), "{}", stderr(&output));
 }
 
 #[test]

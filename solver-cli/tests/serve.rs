@@ -191,7 +191,7 @@ fn bad_requests_are_400_with_a_message_and_the_page_is_served() {
 }
 
 #[test]
-fn positions_out_of_reach_are_refused_in_time() {
+fn positions_out_of_reach_are_refused_in_time_and_clockwise_ones_searched() {
     let root = tempfile::tempdir().unwrap();
     let server = Server::start(root.path(), &["--time-limit", "0.5"]);
     let client = agent();
@@ -206,11 +206,9 @@ fn positions_out_of_reach_are_refused_in_time() {
     let mainline = format!("{}/api/v1/mainline", server.url);
     let (status, _) = get_json(&client, &mainline, &[("pos", &Position::start(6, 6).unwrap().to_string())]);
     assert_eq!(status, 503);
-    // Clockwise sowing needs a database that covers the position; there is none here.
-    let (status, body) =
-        get_json(&client, &url, &[("pos", "3 3 3 3 0 3 3 3 3 0 S"), ("rules", "standard direction=cw")]);
-    assert_eq!(status, 404, "{body}");
-    assert!(body["error"].as_str().unwrap().contains("clockwise"), "{body}");
+    // Clockwise sowing: searched with repetitions scored 0 (Kalah(3,3) clockwise is +2).
+    let (status, body) = get_json(&client, &url, &[("pos", "3 3 3 0 3 3 3 0 S"), ("rules", "standard direction=cw")]);
+    assert_eq!((status, body["value"].as_i64()), (200, Some(2)), "{body}");
 }
 
 #[test]

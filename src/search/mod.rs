@@ -29,9 +29,15 @@
 //! threads searching the same test with the move order rotated near the root (30-32 s, 111 M
 //! nodes; better on Kalah(6,4): 0.8 and 1.6 s against 0.9 and 1.8 s, but it is Kalah(6,5) that
 //! needs the threads).
+//!
+//! Under clockwise sowing positions repeat: [`cycles`] searches those rules, scoring a position
+//! that comes back on the line as 0 and keeping such line-dependent results out of the table.
 
+mod cycles;
 pub mod table;
 
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -41,30 +47,12 @@ use serde::Serialize;
 use crate::board::{MAX_HOUSES, Position};
 use crate::database::{Database, DbError, MoveEffect};
 use crate::rules::{Remaining, Rules};
-use crate::solve::{Analysis, Opening, first_turns};
+use crate::solve::{Analysis, KeyHasher, Opening, first_turns};
 use table::{NO_MOVE, Table};
 
 /// Why a search gives no answer.
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
-    /// The rules let positions repeat and no database is given: values then come from a
-    /// database built by retrograde analysis, which the search only reads.
-    #[error(
-        "clockwise sowing lets positions repeat: exact values come from a database built by retrograde \
-         analysis (kalah build --direction cw), and there is none"
-    )]
-    Cycles,
-    /// The rules let positions repeat and the position is beyond the database.
-    #[error(
-        "clockwise sowing lets positions repeat, so values come from the database alone: this position has \
-         {seeds} seeds on the board, the database covers up to {max_seeds} (kalah build --max-seeds {seeds})"
-    )]
-    CyclesBeyondDatabase {
-        /// Seeds on the board.
-        seeds: u32,
-        /// Seeds the database covers.
-        max_seeds: u32,
-    },
     /// The database is for other rules or another board size.
     #[error("the database in {dir} is for {found}, not {expected}")]
     WrongDatabase {
@@ -83,6 +71,9 @@ pub enum SearchError {
     #[doc(hidden)]
     #[error("stopped")]
     Stopped,
+    /// The thread for a search through repeating positions could not be started.
+    #[error("cannot start the search thread: {0}")]
+    Thread(String),
     /// The time limit passed before the value was proven.
     #[error("no exact value within the time limit ({nodes} nodes searched)")]
     TimeUp {
@@ -147,6 +138,10 @@ const SPLIT_MIN_SEEDS: u32 = 11;
 /// Moves searched one by one at a node before the rest go in parallel.
 const SPLIT_AFTER: usize = 3;
 
+/// Stack of the thread a zero-window test under cycles runs on: a line may pass through
+/// hundreds of thousands of positions before one repeats.
+const CYCLES_STACK_BYTES: usize = 4 << 30;
+
 /// Bounds on a board value with `seeds` on the board: all of them to one side or the other.
 #[inline]
 fn seed_bound(seeds: u32) -> i32 {
@@ -173,6 +168,8 @@ pub struct Search<'db> {
     stops: Vec<Arc<AtomicBool>>,
     /// Moves from the root of the current zero-window test.
     ply: u32,
+    /// Under rules with cycles: the positions (house keys) on the line being searched.
+    line: HashSet<u128, BuildHasherDefault<KeyHasher>>,
 }
 
 impl<'db> Search<'db> {
@@ -193,9 +190,6 @@ impl<'db> Search<'db> {
         table: Arc<Table>,
         options: &SearchOptions,
     ) -> Result<Self, SearchError> {
-        if rules.has_cycles() && database.is_none() {
-            return Err(SearchError::Cycles);
-        }
         if let Some(db) = database {
             if *db.rules() != rules.for_values() {
                 return Err(SearchError::WrongDatabase {
@@ -211,11 +205,13 @@ impl<'db> Search<'db> {
             database_seeds: database.map_or(0, |db| db.max_seeds() as u32),
             table,
             deadline: options.deadline,
-            parity: rules.remaining == Remaining::Owner,
+            // Endless play leaves seeds on the board unbanked: no parity under cycles.
+            parity: rules.remaining == Remaining::Owner && !rules.has_cycles(),
             stats: Stats::default(),
             pool: None,
             stops: Vec::new(),
             ply: 0,
+            line: HashSet::default(),
         }
         .with_threads(options.threads))
     }
@@ -236,6 +232,7 @@ impl<'db> Search<'db> {
             pool: self.pool.clone(),
             stops: stops.to_vec(),
             stats: Stats::default(),
+            line: HashSet::default(),
             ..*self
         }
     }
@@ -245,9 +242,25 @@ impl<'db> Search<'db> {
     fn pass(&mut self, board: &Position, beta: i32) -> Result<i32, SearchError> {
         self.stats.passes += 1;
         self.ply = 0;
-        let result = match self.pool.clone() {
-            Some(pool) => pool.install(|| self.search(board, beta - 1, beta)),
-            None => self.search(board, beta - 1, beta),
+        let result = if self.rules.has_cycles() {
+            // Single-threaded: results that depend on the line cannot be handed between threads.
+            // Lines through repeating positions can be long: the test runs on a thread with a
+            // stack to match (reserved address space; only the pages used are backed).
+            self.line.clear();
+            std::thread::scope(|scope| {
+                std::thread::Builder::new()
+                    .name("search-cycles".to_string())
+                    .stack_size(CYCLES_STACK_BYTES)
+                    .spawn_scoped(scope, || self.search_cycles(board, beta - 1, beta).map(|(value, _)| value))
+                    .map_err(|err| SearchError::Thread(err.to_string()))?
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+        } else {
+            match self.pool.clone() {
+                Some(pool) => pool.install(|| self.search(board, beta - 1, beta)),
+                None => self.search(board, beta - 1, beta),
+            }
         };
         // A worker's time-up error counts its own nodes; report the whole search's.
         result.map_err(|err| match err {
@@ -389,7 +402,6 @@ impl<'db> Search<'db> {
     }
 
     /// The board value when no search is needed: the game is over or the database knows it.
-    /// Under rules with cycles the search never expands a node: the database must know it.
     fn settled(&mut self, board: &Position) -> Result<Option<i32>, SearchError> {
         if board.is_over(&self.rules) {
             return Ok(Some(board.final_margin(&self.rules)));
@@ -397,12 +409,6 @@ impl<'db> Search<'db> {
         if let Some(db) = self.database.filter(|_| board.seeds_on_board() <= self.database_seeds) {
             self.stats.probes += 1;
             return Ok(Some(db.board_value(board)?));
-        }
-        if self.rules.has_cycles() {
-            return Err(SearchError::CyclesBeyondDatabase {
-                seeds: board.seeds_on_board(),
-                max_seeds: self.database_seeds,
-            });
         }
         Ok(None)
     }
@@ -457,15 +463,7 @@ impl<'db> Search<'db> {
     /// database). Returns `v`: `v <= alpha` proves the value is at most `v`, `v >= beta` that it
     /// is at least `v`, anything between is exact.
     fn search(&mut self, board: &Position, mut alpha: i32, mut beta: i32) -> Result<i32, SearchError> {
-        self.stats.nodes += 1;
-        if self.stats.nodes & 0x3FF == 0 {
-            if self.stopped() {
-                return Err(SearchError::Stopped);
-            }
-            if self.stats.nodes & 0xFFFF == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
-                return Err(SearchError::TimeUp { nodes: self.stats.nodes });
-            }
-        }
+        self.count_node()?;
         let nodes_before = self.stats.nodes;
         let seeds = board.seeds_on_board();
         let bound = seed_bound(seeds);
@@ -617,6 +615,22 @@ impl<'db> Search<'db> {
             self.table.store(key, best, best, best_move, work);
         }
         Ok(best)
+    }
+
+    /// Counts a node; now and then checks whether the search should stop (a sibling's cutoff in
+    /// a parallel split, or the deadline).
+    #[inline]
+    fn count_node(&mut self) -> Result<(), SearchError> {
+        self.stats.nodes += 1;
+        if self.stats.nodes & 0x3FF == 0 {
+            if self.stopped() {
+                return Err(SearchError::Stopped);
+            }
+            if self.stats.nodes & 0xFFFF == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(SearchError::TimeUp { nodes: self.stats.nodes });
+            }
+        }
+        Ok(())
     }
 
     /// The fail-soft value of one move for its mover, searching the child in the window that
