@@ -24,6 +24,7 @@
 //! lose: time linear in the layer's moves per threshold, the thresholds in parallel (rayon).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
@@ -36,21 +37,30 @@ use crate::rules::Rules;
 /// Marks an edge to a child the same side moves in (an extra turn that banked nothing).
 const SAME_MOVER: u32 = 1 << 31;
 
+/// Marks a queued position that joined `A_t` (rather than `L_t`).
+const JOINED_A: u32 = 1 << 31;
+
 /// No exit: every move stays in the layer.
 const NO_EXIT: i8 = i8::MIN;
 
-/// A layer's moves: each position's best exit and its edges inside the layer.
+/// A layer's moves: each position's best exit, its number of moves inside the layer, and for each
+/// position the positions with a move to it. The forward edges are never stored: the moves are
+/// generated twice instead, which keeps a layer of 400 M positions (6 houses, 24 seeds) within
+/// some 40 bytes a position.
 struct Graph {
     best_exit: Vec<i8>,
-    /// Edges of position `i` are `edges[starts[i]..starts[i + 1]]` (32 bits: a layer of 400 M
-    /// positions has some 2.5 G moves).
+    /// Moves inside the layer, per position.
+    degree: Vec<u8>,
+    /// Who reaches position `c` in one move: `edges[starts[c]..starts[c + 1]]`, with
+    /// [`SAME_MOVER`] set for a move after which the same side moves (32 bits: a layer of 400 M
+    /// positions has some 2.3 G moves).
     starts: Vec<u32>,
-    edges: Vec<u32>,
+    edges: Vec<AtomicU32>,
 }
 
 impl Graph {
-    fn edges(&self, i: usize) -> &[u32] {
-        &self.edges[self.starts[i] as usize..self.starts[i + 1] as usize]
+    fn predecessors(&self, c: usize) -> &[AtomicU32] {
+        &self.edges[self.starts[c] as usize..self.starts[c + 1] as usize]
     }
 }
 
@@ -70,7 +80,6 @@ pub(super) fn compute_layer(
     let len = layer.len() as usize;
     assert!(len < SAME_MOVER as usize, "a layer of {len} positions is too large for 31-bit edges");
     let graph = moves(rules, layers, finished, seeds);
-    let predecessors = predecessors(&graph, len);
     // Progress: the moves count for half the layer, the thresholds share the other half.
     let moves_share = len as u64 / 2;
     let threshold_share = (len as u64 - moves_share) / seeds.max(1) as u64;
@@ -87,7 +96,7 @@ pub(super) fn compute_layer(
         .fold(
             || vec![0i8; len],
             |mut sum, t| {
-                let (in_a, in_l) = attractors(&graph, &predecessors, t);
+                let (in_a, in_l) = attractors(&graph, t);
                 for (i, s) in sum.iter_mut().enumerate() {
                     *s += i8::from(in_a[i]) - i8::from(in_l[i]);
                 }
@@ -104,55 +113,29 @@ pub(super) fn compute_layer(
     Ok(buffer)
 }
 
-/// Who reaches a position in one move: `edges[starts[c]..starts[c + 1]]` are the positions with
-/// a move to `c`, with [`SAME_MOVER`] set as on the forward edge.
-struct Predecessors {
-    starts: Vec<u32>,
-    edges: Vec<u32>,
-}
-
-fn predecessors(graph: &Graph, len: usize) -> Predecessors {
-    let mut starts = vec![0u32; len + 1];
-    for &e in &graph.edges {
-        starts[(e & !SAME_MOVER) as usize + 1] += 1;
-    }
-    for i in 0..len {
-        starts[i + 1] += starts[i];
-    }
-    let mut next = starts.clone();
-    let mut edges = vec![0u32; graph.edges.len()];
-    for p in 0..len {
-        for &e in graph.edges(p) {
-            let c = (e & !SAME_MOVER) as usize;
-            edges[next[c] as usize] = p as u32 | (e & SAME_MOVER);
-            next[c] += 1;
-        }
-    }
-    Predecessors { starts, edges }
-}
-
 /// The least fixed points `A_t` and `L_t` (see the module comment), by propagation from the
 /// positions an exit decides: each position joins a set once, and each edge is looked at once
 /// per set, so a threshold costs time linear in the layer's moves.
-fn attractors(graph: &Graph, predecessors: &Predecessors, t: i32) -> (Vec<bool>, Vec<bool>) {
+fn attractors(graph: &Graph, t: i32) -> (Vec<bool>, Vec<bool>) {
     let len = graph.best_exit.len();
     let (mut in_a, mut in_l) = (vec![false; len], vec![false; len]);
     // Moves of each position not yet known to lose (for L_t).
-    let mut open: Vec<u8> = (0..len).map(|i| graph.edges(i).len() as u8).collect();
-    // (position, joined A rather than L)
-    let mut queue: Vec<(usize, bool)> = Vec::new();
+    let mut open = graph.degree.clone();
+    // Positions that joined a set, with JOINED_A set for A rather than L.
+    let mut queue: Vec<u32> = Vec::new();
     for i in 0..len {
         if i32::from(graph.best_exit[i]) >= t {
             in_a[i] = true;
-            queue.push((i, true));
+            queue.push(i as u32 | JOINED_A);
         } else if i32::from(graph.best_exit[i]) <= -t && open[i] == 0 {
             in_l[i] = true;
-            queue.push((i, false));
+            queue.push(i as u32);
         }
     }
-    while let Some((c, joined_a)) = queue.pop() {
-        let range = predecessors.starts[c] as usize..predecessors.starts[c + 1] as usize;
-        for &e in &predecessors.edges[range] {
+    while let Some(entry) = queue.pop() {
+        let (c, joined_a) = ((entry & !JOINED_A) as usize, entry & JOINED_A != 0);
+        for e in graph.predecessors(c) {
+            let e = e.load(Ordering::Relaxed);
             let p = (e & !SAME_MOVER) as usize;
             let same = e & SAME_MOVER != 0;
             // A move to a child in L (opponent moves next) or in A (same mover) wins for p; a
@@ -160,13 +143,13 @@ fn attractors(graph: &Graph, predecessors: &Predecessors, t: i32) -> (Vec<bool>,
             if joined_a == same {
                 if !in_a[p] {
                     in_a[p] = true;
-                    queue.push((p, true));
+                    queue.push(p as u32 | JOINED_A);
                 }
             } else {
                 open[p] -= 1;
                 if open[p] == 0 && !in_l[p] && i32::from(graph.best_exit[p]) <= -t {
                     in_l[p] = true;
-                    queue.push((p, false));
+                    queue.push(p as u32);
                 }
             }
         }
@@ -174,54 +157,91 @@ fn attractors(graph: &Graph, predecessors: &Predecessors, t: i32) -> (Vec<bool>,
     (in_a, in_l)
 }
 
-/// Every position's exits (best value) and edges inside the layer.
+/// Every position's exits (best value) and moves inside the layer, and the predecessor lists: a
+/// first pass counts each position's moves in and out, a second generates the moves again and
+/// files each under its child.
 fn moves(rules: &Rules, layers: &[Layer], finished: &[Arc<LayerBuffer>], seeds: usize) -> Graph {
     let layer = &layers[seeds];
     let len = layer.len() as usize;
-    let houses = layer.houses();
-    let per_chunk: Vec<(Vec<i8>, Vec<u8>, Vec<u32>)> = (0..len.div_ceil(CHUNK))
+    let incoming: Vec<AtomicU32> = (0..len).map(|_| AtomicU32::new(0)).collect();
+    let per_chunk: Vec<(Vec<i8>, Vec<u8>)> = (0..len.div_ceil(CHUNK))
         .into_par_iter()
         .map(|chunk| {
             let range = chunk * CHUNK..((chunk + 1) * CHUNK).min(len);
-            let (mut exits, mut counts, mut edges) = (Vec::new(), Vec::new(), Vec::new());
-            let (mut mover, mut opponent) = ([0u8; MAX_HOUSES], [0u8; MAX_HOUSES]);
+            let (mut exits, mut degrees) = (Vec::with_capacity(range.len()), Vec::with_capacity(range.len()));
             for i in range {
-                layer.rows(i as u64, &mut mover[..houses], &mut opponent[..houses]);
-                let position = Position::from_rows(&mover[..houses], &opponent[..houses]);
-                let mut best = i32::from(NO_EXIT);
-                let before = edges.len();
-                for house in position.legal_moves() {
-                    let effect = MoveEffect::of(rules, &position, house);
-                    let child_seeds = effect.child.seeds_on_board() as usize;
-                    if effect.over {
-                        best = best.max(effect.value(0));
-                    } else if child_seeds < seeds {
-                        let child = &effect.child;
-                        let index = layers[child_seeds].index(child.mover_houses(), child.opponent_houses()) as usize;
-                        best = best.max(effect.value(i32::from(finished[child_seeds].bytes()[index] as i8)));
-                    } else {
-                        let child = &effect.child;
-                        let index = layer.index(child.mover_houses(), child.opponent_houses()) as u32;
-                        edges.push(if effect.extra_turn { index | SAME_MOVER } else { index });
-                    }
-                }
-                exits.push(best as i8);
-                counts.push((edges.len() - before) as u8);
+                let mut degree = 0u8;
+                let best = layer_moves(rules, layers, finished, seeds, i, |child| {
+                    incoming[(child & !SAME_MOVER) as usize].fetch_add(1, Ordering::Relaxed);
+                    degree += 1;
+                });
+                exits.push(best);
+                degrees.push(degree);
             }
-            (exits, counts, edges)
+            (exits, degrees)
         })
         .collect();
-    let mut graph =
-        Graph { best_exit: Vec::with_capacity(len), starts: Vec::with_capacity(len + 1), edges: Vec::new() };
-    graph.starts.push(0);
-    for (exits, counts, edges) in per_chunk {
-        graph.best_exit.extend(exits);
-        for count in counts {
-            let last = *graph.starts.last().expect("a start");
-            graph.starts.push(last + u32::from(count));
-        }
-        graph.edges.extend(edges);
+    let mut best_exit = Vec::with_capacity(len);
+    let mut degree = Vec::with_capacity(len);
+    for (exits, degrees) in per_chunk {
+        best_exit.extend(exits);
+        degree.extend(degrees);
     }
-    assert!(graph.edges.len() < u32::MAX as usize, "a layer with {} moves is too large", graph.edges.len());
-    graph
+    // Prefix sums: where each position's predecessor list starts; `incoming` becomes the next
+    // free slot of each list.
+    let mut starts = Vec::with_capacity(len + 1);
+    let mut total = 0u64;
+    for count in &incoming {
+        starts.push(total as u32);
+        let count = count.load(Ordering::Relaxed);
+        total += u64::from(count);
+    }
+    assert!(total < u64::from(u32::MAX), "a layer with {total} moves is too large");
+    starts.push(total as u32);
+    for (next, &start) in incoming.iter().zip(&starts) {
+        next.store(start, Ordering::Relaxed);
+    }
+    let edges: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
+    (0..len.div_ceil(CHUNK)).into_par_iter().for_each(|chunk| {
+        for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(len) {
+            layer_moves(rules, layers, finished, seeds, i, |child| {
+                let slot = incoming[(child & !SAME_MOVER) as usize].fetch_add(1, Ordering::Relaxed);
+                edges[slot as usize].store(i as u32 | (child & SAME_MOVER), Ordering::Relaxed);
+            });
+        }
+    });
+    Graph { best_exit, degree, starts, edges }
+}
+
+/// Plays every move of position `i` of layer `seeds`: calls `inside` with each child in the layer
+/// (its index, [`SAME_MOVER`] set when the same side moves next) and returns the best exit.
+fn layer_moves(
+    rules: &Rules,
+    layers: &[Layer],
+    finished: &[Arc<LayerBuffer>],
+    seeds: usize,
+    i: usize,
+    mut inside: impl FnMut(u32),
+) -> i8 {
+    let layer = &layers[seeds];
+    let houses = layer.houses();
+    let (mut mover, mut opponent) = ([0u8; MAX_HOUSES], [0u8; MAX_HOUSES]);
+    layer.rows(i as u64, &mut mover[..houses], &mut opponent[..houses]);
+    let position = Position::from_rows(&mover[..houses], &opponent[..houses]);
+    let mut best = i32::from(NO_EXIT);
+    for house in position.legal_moves() {
+        let effect = MoveEffect::of(rules, &position, house);
+        let child = &effect.child;
+        let child_seeds = child.seeds_on_board() as usize;
+        if effect.over {
+            best = best.max(effect.value(0));
+        } else if child_seeds < seeds {
+            let index = layers[child_seeds].index(child.mover_houses(), child.opponent_houses()) as usize;
+            best = best.max(effect.value(i32::from(finished[child_seeds].bytes()[index] as i8)));
+        } else {
+            let index = layer.index(child.mover_houses(), child.opponent_houses()) as u32;
+            inside(if effect.extra_turn { index | SAME_MOVER } else { index });
+        }
+    }
+    best as i8
 }
