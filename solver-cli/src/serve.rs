@@ -72,6 +72,9 @@ struct Service {
     workers: tokio::sync::Semaphore,
 }
 
+/// Engines (each with its own transposition table) kept at once.
+const MAX_ENGINES: usize = 16;
+
 /// The database (if there is one) and the transposition table of one rule set and board size.
 #[derive(Clone)]
 struct Engine {
@@ -313,6 +316,14 @@ impl Service {
             Err(DbError::NoDatabase { .. }) => None,
             Err(err) => return Err(err.into()),
         };
+        // Each engine's table is --table-mb: the rule overrides times the board sizes could ask
+        // for hundreds, so the ones without a database (cheap to make again) are let go first.
+        if engines.len() >= MAX_ENGINES {
+            engines.retain(|_, engine| engine.database.is_some());
+            if engines.len() >= MAX_ENGINES {
+                engines.clear();
+            }
+        }
         let engine = Engine { database, table: Arc::new(Table::with_bytes(self.table_bytes)) };
         engines.insert(key, engine.clone());
         Ok(engine)
