@@ -255,3 +255,20 @@ fn requests_are_served_in_parallel() {
     assert!(!slow_done.load(Ordering::SeqCst), "the small requests finished while the big one still searched");
     assert_eq!(slow.join().unwrap(), 503);
 }
+
+#[test]
+fn max_seeds_limits_the_database_and_preload_loads_it_first() {
+    let root = tempfile::tempdir().unwrap();
+    build_database(root.path(), DATABASE_SEEDS);
+    let server = Server::start(root.path(), &["--max-seeds", "6", "--preload"]);
+    let (_, offer) = get_json(&agent(), &format!("{}/api/v1/rules", server.url), &[]);
+    assert_eq!(offer["databases"][0]["max_seeds"], 6, "{offer}");
+    let mut solver = Solver::new(Rules::STANDARD).unwrap();
+    // 6 and 9 seeds on the board: the first from the database, the second by search.
+    for (text, source) in [("1 0 2 1 5 0 1 0 1 4 S", "database"), ("1 0 2 1 5 0 3 1 1 4 S", "search")] {
+        let position = kalah::parse_position(text).unwrap();
+        let answer = position_query(&server, &position, "standard");
+        assert_eq!(answer["source"], source, "{text}");
+        check_answer(&answer, &position, &mut solver);
+    }
+}
