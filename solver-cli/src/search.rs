@@ -398,6 +398,8 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
                     (Some(value), status)
                 }
                 Err(SearchError::TimeUp { .. }) => (None, "timeout"),
+                // Under cycles: too far above the database for lines the stack can hold.
+                Err(SearchError::LineTooLong { .. }) => (None, "too-deep"),
                 Err(err) => return Err(err.into()),
             };
             cells.push(Cell {
@@ -426,7 +428,7 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
                 cells.len(),
                 count("match"),
                 count("unpublished"),
-                count("timeout"),
+                count("timeout") + count("too-deep"),
                 path.display()
             )
     };

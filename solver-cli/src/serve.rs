@@ -111,8 +111,8 @@ impl From<DbError> for ApiError {
     }
 }
 
-/// Search failures as HTTP: out of time is 503 (try later, or a smaller position), a broken
-/// database is 500.
+/// Search failures as HTTP: out of time or out of line length is 503 (the position is too far
+/// from the databases for this server), a broken database is 500.
 fn search_error(err: SearchError, time_limit: Duration) -> ApiError {
     match err {
         SearchError::TimeUp { nodes } => ApiError::new(
@@ -123,6 +123,7 @@ fn search_error(err: SearchError, time_limit: Duration) -> ApiError {
                 time_limit.as_secs_f64()
             ),
         ),
+        err @ SearchError::LineTooLong { .. } => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, err.to_string()),
         err => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()),
     }
 }

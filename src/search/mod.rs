@@ -74,6 +74,16 @@ pub enum SearchError {
     /// The thread for a search through repeating positions could not be started.
     #[error("cannot start the search thread: {0}")]
     Thread(String),
+    /// Under cycles, rounds with lines of this many moves still proved no bound: the position
+    /// is too far above the database for the search.
+    #[error(
+        "the search through repeating positions followed lines of {moves} moves without proving a bound: \
+         the position is too far above the database (build a larger one with kalah build --max-seeds)"
+    )]
+    LineTooLong {
+        /// Moves on the longest lines searched.
+        moves: usize,
+    },
     /// The time limit passed before the value was proven.
     #[error("no exact value within the time limit ({nodes} nodes searched)")]
     TimeUp {
@@ -138,9 +148,12 @@ const SPLIT_MIN_SEEDS: u32 = 11;
 /// Moves searched one by one at a node before the rest go in parallel.
 const SPLIT_AFTER: usize = 3;
 
-/// Stack of the thread a zero-window test under cycles runs on: a line may pass through
-/// hundreds of thousands of positions before one repeats.
+/// Stack of the thread a zero-window test under cycles runs on: up to [`cycles::MAX_LINE`]
+/// frames of the recursion.
 const CYCLES_STACK_BYTES: usize = 4 << 30;
+
+/// Line length of the first depth-limited round of a zero-window test under cycles.
+const FIRST_HORIZON: usize = 64;
 
 /// Bounds on a board value with `seeds` on the board: all of them to one side or the other.
 #[inline]
@@ -170,6 +183,22 @@ pub struct Search<'db> {
     ply: u32,
     /// Under rules with cycles: the positions (house keys) on the line being searched.
     line: HashSet<u128, BuildHasherDefault<KeyHasher>>,
+    /// Under rules with cycles: the depth-limited round being searched (see [`Horizon`]).
+    horizon: Horizon,
+    /// Under rules with cycles: the line length of the first round of each zero-window test.
+    first_horizon: usize,
+}
+
+/// One round of a zero-window test under cycles: lines stop after `moves` moves, and the
+/// position reached there counts as lost by all its seeds for the side that started the test
+/// (`pessimistic`) or as won by all of them. Minimax is monotone in its leaves, so a pessimistic
+/// round that reaches beta proves the bound, and so does an optimistic round that stays below it;
+/// otherwise the next round looks four times deeper. Without the limit a depth-first search
+/// through a layer of repeating positions can follow one line for millions of moves.
+#[derive(Clone, Copy, Debug)]
+struct Horizon {
+    moves: usize,
+    pessimistic: bool,
 }
 
 impl<'db> Search<'db> {
@@ -212,6 +241,8 @@ impl<'db> Search<'db> {
             stops: Vec::new(),
             ply: 0,
             line: HashSet::default(),
+            horizon: Horizon { moves: FIRST_HORIZON, pessimistic: true },
+            first_horizon: FIRST_HORIZON,
         }
         .with_threads(options.threads))
     }
@@ -246,12 +277,11 @@ impl<'db> Search<'db> {
             // Single-threaded: results that depend on the line cannot be handed between threads.
             // Lines through repeating positions can be long: the test runs on a thread with a
             // stack to match (reserved address space; only the pages used are backed).
-            self.line.clear();
             std::thread::scope(|scope| {
                 std::thread::Builder::new()
                     .name("search-cycles".to_string())
                     .stack_size(CYCLES_STACK_BYTES)
-                    .spawn_scoped(scope, || self.search_cycles(board, beta - 1, beta).map(|(value, _)| value))
+                    .spawn_scoped(scope, || self.pass_cycles(board, beta))
                     .map_err(|err| SearchError::Thread(err.to_string()))?
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
