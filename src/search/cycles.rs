@@ -7,22 +7,48 @@
 //! strategy brings the target closer at every move), and a side that cannot is held off it by a
 //! strategy that either repeats or ends lower; both are seen in the tree cut at repetitions.
 //!
-//! A value that depended on a repetition belongs to the line that led to it, not to the position
-//! (graph-history interaction): such values are never stored in the transposition table, so every
-//! bound the table holds is the position's own and any line may use it. The same holds for
-//! positions the table answers while they are on the line: their stored bounds are exact facts,
-//! and the tree cut at repetitions has the same value whichever of its nodes are replaced by
-//! their true values.
+//! A value that depended on a repetition of a position above it on the line belongs to that line,
+//! not to the position (graph-history interaction): such values are never stored in the
+//! transposition table, so every bound the table holds is the position's own and any line may use
+//! it. A repetition of the position itself (or of one below it) is its own: searched from the
+//! position alone, the same lines come back the same way. The same holds for positions the table
+//! answers while they are on the line: their stored bounds are exact facts, and the tree cut at
+//! repetitions has the same value whichever of its nodes are replaced by their true values.
 //!
 //! Each zero-window test runs in depth-limited rounds (see `Horizon` in the parent module): a
-//! position at the end of a cut line counts as lost or won by all its seeds, a result that used
-//! one is line-dependent like a repetition, and a round is believed only in the direction its
-//! guess makes sound. Measured (`kalah solve 4x2 --direction cw --no-db --threads 1`, one core):
-//! without rounds no value in 120 s (1.1 G nodes); with them 0.48 s, 1.3 M nodes.
+//! position at the end of a cut line counts as lost or won by all its seeds, so a result that
+//! used one is a bound one way only (below the truth where the cut lines ended lost for the side
+//! to move, above it where they ended won), stored as such, and a round is believed only in the
+//! direction its guess makes sound. Measured with `kalah solve 4x2 --direction cw --no-db
+//! --threads 1` (one core): without rounds no value in 120 s (1.1 G nodes); with them 0.48 s,
+//! 1.3 M nodes.
 
 use super::{Child, Horizon, NO_MOVE, Search, SearchError, move_order, seed_bound};
 use crate::board::{MAX_HOUSES, Position};
 use crate::database::MoveEffect;
+
+/// No repetition: see [`Leans`].
+const NONE: u32 = u32::MAX;
+
+/// What a result under cycles leans on besides its position: it belongs to the position (and
+/// may be stored) only when every repetition it counted was of the position itself or of one
+/// below it, and it is a bound one way only when a line was cut at the horizon.
+#[derive(Clone, Copy, Debug)]
+struct Leans {
+    /// The shallowest ply (moves from the test's root) of a position on the line that came back
+    /// and was scored 0, or [`NONE`].
+    repetition: u32,
+    /// Whether a line was cut at the horizon.
+    horizon: bool,
+}
+
+impl Leans {
+    const NOTHING: Leans = Leans { repetition: NONE, horizon: false };
+
+    fn and(self, other: Leans) -> Leans {
+        Leans { repetition: self.repetition.min(other.repetition), horizon: self.horizon || other.horizon }
+    }
+}
 
 /// The longest line searched, in the last round of a zero-window test: each move costs a stack
 /// frame (under a kilobyte; the thread has 4 GiB).
@@ -58,44 +84,45 @@ impl Search<'_> {
     }
 
     /// Fail-soft alpha-beta on the board value of `board` (stores empty, not over) under rules
-    /// with cycles, lines cut at the horizon: the value (as `search` returns it) and whether it
-    /// depended on the line (a repetition or the horizon). `root_side`: whether the side to move
-    /// started the test.
+    /// with cycles, lines cut at the horizon: the value (as `search` returns it) and what besides
+    /// the position it leans on. `root_side`: whether the side to move started the test.
     fn search_cycles(
         &mut self,
         board: &Position,
         mut alpha: i32,
         mut beta: i32,
         root_side: bool,
-    ) -> Result<(i32, bool), SearchError> {
+    ) -> Result<(i32, Leans), SearchError> {
         self.count_node()?;
         let nodes_before = self.stats.nodes;
         let bound = seed_bound(board.seeds_on_board());
         if alpha >= bound {
-            return Ok((bound, false));
+            return Ok((bound, Leans::NOTHING));
         }
         if beta <= -bound {
-            return Ok((-bound, false));
+            return Ok((-bound, Leans::NOTHING));
         }
         let key = board.house_key();
         let mut table_move = NO_MOVE;
         if let Some(known) = self.table.probe(key) {
             if known.lower >= beta || known.lower == known.upper {
-                return Ok((known.lower, false));
+                return Ok((known.lower, Leans::NOTHING));
             }
             if known.upper <= alpha {
-                return Ok((known.upper, false));
+                return Ok((known.upper, Leans::NOTHING));
             }
             alpha = alpha.max(known.lower);
             beta = beta.min(known.upper);
             table_move = known.best;
         }
-        if self.line.contains(&key) {
-            return Ok((0, true));
+        if let Some(&ply) = self.line.get(&key) {
+            return Ok((0, Leans { repetition: ply, horizon: false }));
         }
-        if self.line.len() >= self.horizon.moves {
-            let lost = root_side == self.horizon.pessimistic;
-            return Ok((if lost { -bound } else { bound }, true));
+        let ply = self.line.len() as u32;
+        // For the side to move here, the cut lines of this round end lost (pessimistic) or won.
+        let pessimistic = root_side == self.horizon.pessimistic;
+        if ply as usize >= self.horizon.moves {
+            return Ok((if pessimistic { -bound } else { bound }, Leans { repetition: NONE, horizon: true }));
         }
 
         let mut children = [None::<Child>; MAX_HOUSES];
@@ -113,40 +140,34 @@ impl Search<'_> {
         let children = &mut children[..count];
         children.sort_unstable_by_key(|c| std::cmp::Reverse(c.map_or(i32::MIN, |c| c.order)));
 
-        self.line.insert(key);
+        self.line.insert(key, ply);
         let mut best = i32::MIN;
         let mut best_move = NO_MOVE;
-        let mut repeated = false;
-        // The best value among the moves whose values are the position's own.
-        let mut clean = i32::MIN;
+        // A fail-high leans on the move that reached beta alone; any other result on every move.
+        let mut every_move = Leans::NOTHING;
+        let mut cut_move = Leans::NOTHING;
         let mut failure = None;
         for child in children.iter().flatten() {
             let floor = alpha.max(best);
             let effect = &child.effect;
             let searched = match self.settled_child(effect) {
-                Ok(Some(value)) => Ok((effect.value(value), false)),
+                Ok(Some(value)) => Ok((effect.value(value), Leans::NOTHING)),
                 Ok(None) if effect.extra_turn => self
                     .search_cycles(&effect.child, floor - effect.gain, beta - effect.gain, root_side)
-                    .map(|(value, child_repeated)| (effect.gain + value, child_repeated)),
+                    .map(|(value, leans)| (effect.gain + value, leans)),
                 Ok(None) => self
                     .search_cycles(&effect.child, -beta - effect.gain, -floor - effect.gain, !root_side)
-                    .map(|(value, child_repeated)| (-(effect.gain + value), child_repeated)),
+                    .map(|(value, leans)| (-(effect.gain + value), leans)),
                 Err(err) => Err(err),
             };
-            let value = match searched {
-                Ok((value, false)) => {
-                    clean = clean.max(value);
-                    value
-                }
-                Ok((value, true)) => {
-                    repeated = true;
-                    value
-                }
+            let (value, leans) = match searched {
+                Ok(searched) => searched,
                 Err(err) => {
                     failure = Some(err);
                     break;
                 }
             };
+            every_move = every_move.and(leans);
             if value > best {
                 best = value;
                 if value > floor {
@@ -154,6 +175,7 @@ impl Search<'_> {
                 }
             }
             if best >= beta {
+                cut_move = leans;
                 break;
             }
         }
@@ -162,22 +184,22 @@ impl Search<'_> {
             return Err(err);
         }
 
-        let work = self.stats.nodes - nodes_before + 1;
-        if !repeated {
-            if best <= alpha {
-                self.table.store(key, -bound, best, NO_MOVE, work);
-            } else if best >= beta {
-                self.table.store(key, best, bound, best_move, work);
-            } else {
-                self.table.store(key, best, best, best_move, work);
+        let leans = if best >= beta { cut_move } else { every_move };
+        // A repetition of this position itself is part of its own value: searched from here, the
+        // same line would come back to it.
+        let leans = Leans { repetition: if leans.repetition >= ply { NONE } else { leans.repetition }, ..leans };
+        if leans.repetition == NONE {
+            let work = self.stats.nodes - nodes_before + 1;
+            // Cut lines make the value a bound one way only: below the truth if they ended lost
+            // for the side to move, above it if they ended won.
+            let (lower_holds, upper_holds) = if leans.horizon { (pessimistic, !pessimistic) } else { (true, true) };
+            let lower = if best > alpha && lower_holds { best } else { -bound };
+            let upper = if best < beta && upper_holds { best } else { bound };
+            if lower > -bound || upper < bound {
+                self.table.store(key, lower, upper, if best > alpha { best_move } else { NO_MOVE }, work);
             }
-        } else if clean >= beta {
-            // A move whose value owes nothing to the line reaches beta: a bound of the position's
-            // own, and the value returned needs no repetition either.
-            self.table.store(key, clean, bound, NO_MOVE, work);
-            return Ok((clean, false));
         }
-        Ok((best, repeated))
+        Ok((best, leans))
     }
 
     /// The child's board value when it needs no search: the game ended or the database knows it.

@@ -36,7 +36,7 @@
 mod cycles;
 pub mod table;
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -181,8 +181,9 @@ pub struct Search<'db> {
     stops: Vec<Arc<AtomicBool>>,
     /// Moves from the root of the current zero-window test.
     ply: u32,
-    /// Under rules with cycles: the positions (house keys) on the line being searched.
-    line: HashSet<u128, BuildHasherDefault<KeyHasher>>,
+    /// Under rules with cycles: the positions (house keys) on the line being searched, each with
+    /// its ply.
+    line: HashMap<u128, u32, BuildHasherDefault<KeyHasher>>,
     /// Under rules with cycles: the depth-limited round being searched (see [`Horizon`]).
     horizon: Horizon,
     /// Under rules with cycles: the line length of the first round of each zero-window test.
@@ -240,7 +241,7 @@ impl<'db> Search<'db> {
             pool: None,
             stops: Vec::new(),
             ply: 0,
-            line: HashSet::default(),
+            line: HashMap::default(),
             horizon: Horizon { moves: FIRST_HORIZON, pessimistic: true },
             first_horizon: FIRST_HORIZON,
         }
@@ -263,7 +264,7 @@ impl<'db> Search<'db> {
             pool: self.pool.clone(),
             stops: stops.to_vec(),
             stats: Stats::default(),
-            line: HashSet::default(),
+            line: HashMap::default(),
             ..*self
         }
     }
