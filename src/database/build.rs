@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::fast::{self, OpponentRow};
+use super::fast::{self, MoverSowings, OpponentRow};
 use super::format::{self, Header};
 use super::{DbError, LayerBuffer, MoveEffect, database_dir, layer_path, prefetch};
 use crate::board::{MAX_HOUSES, Position};
@@ -94,7 +94,15 @@ pub fn build(
     let dir = database_dir(root, &rules, houses);
     fs::create_dir_all(&dir).map_err(|source| DbError::Io { path: dir.clone(), source })?;
     let fast = fast::applies(&rules) && !options.reference_moves;
-    let mut builder = Builder { rules, houses, fast, layers: Vec::new(), finished: Vec::new(), tables: Vec::new() };
+    let mut builder = Builder {
+        rules,
+        houses,
+        fast,
+        layers: Vec::new(),
+        finished: Vec::new(),
+        tables: Vec::new(),
+        sowings: Vec::new(),
+    };
     let mut reports = Vec::new();
     // A layer is written by a thread of its own while the next one is computed, so the cores
     // never wait for compression and disk. One write at a time: files appear in layer order.
@@ -103,6 +111,9 @@ pub fn build(
         let path = layer_path(&dir, seeds);
         let clock = Instant::now();
         builder.tables.push(RowTable::new(houses, seeds));
+        if fast {
+            builder.sowings.push(MoverSowings::new(&builder.tables[seeds], houses));
+        }
         builder.layers.push(Layer::new(&rules, houses, seeds));
         if path.exists() {
             finish_write(writing.take(), progress, &mut reports, options.max_seeds)?;
@@ -209,6 +220,8 @@ struct Builder {
     finished: Vec<Arc<LayerBuffer>>,
     /// Rows of each seed count, by seeds.
     tables: Vec<RowTable>,
+    /// With the fast path: the sowings of every row of each seed count, by seeds.
+    sowings: Vec<MoverSowings>,
 }
 
 /// Positions per parallel work item: enough to amortise scheduling, small enough to balance.
@@ -283,11 +296,12 @@ impl Builder {
             own_indexes[k] = layer.index_in_block(a, u64::from(mover), u64::from(*opponent)) as usize;
             prefetch(current.as_ptr().wrapping_add(own_indexes[k]).cast());
             let mover_row = mover_table.padded_row(mover);
+            let sowings = self.fast.then(|| self.sowings[a].of_row(mover));
             for house in (0..self.houses).filter(|&house| mover_row[house] != 0) {
-                let read = self
-                    .fast
-                    .then(|| fast::child_read(&self.rules, &self.layers, seeds, mover_row, opponent_row, house))
-                    .flatten()
+                let read = sowings
+                    .and_then(|sowings| {
+                        fast::child_read(&self.rules, &self.layers, seeds, &sowings[house], opponent_row)
+                    })
                     .unwrap_or_else(|| {
                         let position = Position::from_padded_rows(self.houses, mover_row, opponent_row.row());
                         self.generic_read(&position, house)

@@ -4,11 +4,11 @@
 //!
 //! It is a second implementation of [`crate::board::Position::play`] for those rules and must
 //! agree with it exactly: tests build databases both ways and compare the files byte for byte.
-//! Sowings that lap the board are left to the generic path.
+//! MoverSowings that lap the board are left to the generic path.
 
 use super::build::ChildRead;
 use crate::board::MAX_HOUSES;
-use crate::index::{Layer, rank_and_seeds};
+use crate::index::{Layer, RowTable, rank_and_seeds};
 use crate::rules::{Capture, Direction, End, Remaining, Rules, Sowing};
 
 /// Whether the fast path covers these rules.
@@ -45,77 +45,133 @@ impl OpponentRow {
     }
 }
 
-/// Where a sowing's last seed fell.
-enum Last {
-    Own(usize),
-    Store,
-    Opponent,
+/// Where a sowing's last seed fell, in [`MoverSowing::last`]: an own house (its index), or one of these.
+const LAST_STORE: u8 = 255;
+const LAST_OPPONENT: u8 = 254;
+/// The house is empty (no move) or its sowing laps the board (left to the generic path).
+const NOT_FAST: u8 = 253;
+/// [`MoverSowing::capture_rank`] when the last seed did not fall into an empty own house.
+const NO_CAPTURE: u32 = u32::MAX;
+
+/// What a sowing does to the mover's own row, which depends on that row alone: worked out once
+/// per row and house ([`MoverSowings`]) and reused against every opponent row.
+#[derive(Clone, Copy)]
+pub(super) struct MoverSowing {
+    /// Rank of the mover's row afterwards, and the seeds left in it.
+    rank: u32,
+    left: u8,
+    /// Seeds into the mover's store (0 or 1) and into the opponent's row (from its first house).
+    store: u8,
+    sown: u8,
+    last: u8,
+    /// Where the last seed fell into an empty own house: the rank of the row with that house
+    /// emptied again, as a capture leaves it.
+    capture_rank: u32,
 }
 
-/// The move from the mover's house `house` (0-based) with rows `mover` and `opponent` (`seeds` on
-/// the board in all), as the read its value needs; `None` when the sowing laps the board.
+/// The sowings of every row of one seed count, `houses` per row, in rank order.
+pub(super) struct MoverSowings {
+    houses: usize,
+    sowings: Vec<MoverSowing>,
+}
+
+impl MoverSowings {
+    pub(super) fn new(rows: &RowTable, houses: usize) -> MoverSowings {
+        let mut sowings = Vec::with_capacity(rows.len() * houses);
+        for rank in 0..rows.len() as u32 {
+            let mover = rows.padded_row(rank);
+            sowings.extend((0..houses).map(|house| MoverSowing::of(mover, houses, house)));
+        }
+        MoverSowings { houses, sowings }
+    }
+
+    /// The sowings of the row with this rank, one per house.
+    #[inline]
+    pub(super) fn of_row(&self, rank: u32) -> &[MoverSowing] {
+        &self.sowings[rank as usize * self.houses..][..self.houses]
+    }
+}
+
+impl MoverSowing {
+    fn of(mover: &[u8; MAX_HOUSES], m: usize, house: usize) -> MoverSowing {
+        let sowing = usize::from(mover[house]);
+        let not_fast = MoverSowing { rank: 0, left: 0, store: 0, sown: 0, last: NOT_FAST, capture_rank: NO_CAPTURE };
+        if sowing == 0 || sowing > 2 * m {
+            return not_fast;
+        }
+        let mut row = *mover;
+        row[house] = 0;
+        let own = sowing.min(m - 1 - house);
+        for cell in &mut row[house + 1..=house + own] {
+            *cell += 1;
+        }
+        // Past the own row: one seed for the store, up to m into the opponent's row from its first
+        // house (the opponent's store is skipped), the rest back into the own row from house 0.
+        let rest = sowing - own;
+        let (store, sown, last) = if rest == 0 {
+            (0, 0, house + sowing)
+        } else if rest == 1 {
+            (1, 0, usize::from(LAST_STORE))
+        } else if rest - 1 <= m {
+            (1, rest - 1, usize::from(LAST_OPPONENT))
+        } else {
+            let wrapped = rest - 1 - m;
+            for cell in &mut row[..wrapped] {
+                *cell += 1;
+            }
+            (1, m, wrapped - 1)
+        };
+        let (rank, left) = rank_and_seeds(&row[..m]);
+        // The last seed alone in its house: the house was empty.
+        let capture_rank = if last < m && row[last] == 1 {
+            row[last] = 0;
+            rank_and_seeds(&row[..m]).0 as u32
+        } else {
+            NO_CAPTURE
+        };
+        MoverSowing { rank: rank as u32, left: left as u8, store, sown: sown as u8, last: last as u8, capture_rank }
+    }
+}
+
+/// The move described by `sowing` (from the mover's row) against the opponent's row, with `seeds`
+/// on the board in all, as the read its value needs; `None` when the sowing is not for the fast
+/// path (it laps the board).
 #[inline]
 pub(super) fn child_read(
     rules: &Rules,
     layers: &[Layer],
     seeds: usize,
-    mover: &[u8; MAX_HOUSES],
+    sowing: &MoverSowing,
     opponent: &OpponentRow,
-    house: usize,
 ) -> Option<ChildRead> {
     let m = layers[seeds].houses();
-    let sowing = usize::from(mover[house]);
-    if sowing > 2 * m {
-        return None;
-    }
-    let mut row = *mover;
-    row[house] = 0;
-    let own = sowing.min(m - 1 - house);
-    for cell in &mut row[house + 1..=house + own] {
-        *cell += 1;
-    }
-    // Past the own row: one seed for the store, up to m into the opponent's row from its first
-    // house (the opponent's store is skipped), the rest back into the own row from house 0.
-    let rest = sowing - own;
-    let (store, sown, last) = if rest == 0 {
-        (0, 0, Last::Own(house + sowing))
-    } else if rest == 1 {
-        (1, 0, Last::Store)
-    } else if rest - 1 <= m {
-        (1, rest - 1, Last::Opponent)
-    } else {
-        let wrapped = rest - 1 - m;
-        for cell in &mut row[..wrapped] {
-            *cell += 1;
-        }
-        (1, m, Last::Own(wrapped - 1))
-    };
     let settle = Settle { rules, layers, parent_seeds: seeds };
-    let (rank, left) = rank_and_seeds(&row[..m]);
-    let (opponent_rank, opponent_left) = (opponent.ranks[sown], opponent.seeds[sown]);
-    Some(match last {
-        Last::Store => settle.read(1, rules.extra_turn, (rank, left), (opponent_rank, opponent_left)),
-        Last::Opponent => settle.read(1, false, (rank, left), (opponent_rank, opponent_left)),
-        Last::Own(landed) => {
-            let facing = m - 1 - landed;
+    let sown = usize::from(sowing.sown);
+    let store = usize::from(sowing.store);
+    let mover = (u64::from(sowing.rank), usize::from(sowing.left));
+    let opponent_after = (opponent.ranks[sown], opponent.seeds[sown]);
+    Some(match sowing.last {
+        NOT_FAST => return None,
+        LAST_STORE => settle.read(1, rules.extra_turn, mover, opponent_after),
+        LAST_OPPONENT => settle.read(1, false, mover, opponent_after),
+        landed => {
+            let facing = m - 1 - usize::from(landed);
             let facing_seeds = opponent.rows[sown][facing];
-            // The last seed alone in the house: it was empty.
-            let captures = row[landed] == 1
+            let captures = sowing.capture_rank != NO_CAPTURE
                 && match rules.capture {
                     Capture::Standard => facing_seeds > 0,
                     Capture::Empty => true,
                     Capture::None | Capture::TwoOrThree => false,
                 };
             if captures {
-                row[landed] = 0;
                 let mut opponent_row = opponent.rows[sown];
                 opponent_row[facing] = 0;
                 let captured = 1 + usize::from(facing_seeds);
-                let after_mover = rank_and_seeds(&row[..m]);
+                let after_mover = (u64::from(sowing.capture_rank), mover.1 - 1);
                 let after_opponent = rank_and_seeds(&opponent_row[..m]);
                 settle.read(store + captured, false, after_mover, after_opponent)
             } else {
-                settle.read(store, false, (rank, left), (opponent_rank, opponent_left))
+                settle.read(store, false, mover, opponent_after)
             }
         }
     })
