@@ -4,7 +4,9 @@
 //!
 //! It is a second implementation of [`crate::board::Position::play`] for those rules and must
 //! agree with it exactly: tests build databases both ways and compare the files byte for byte.
-//! MoverSowings that lap the board are left to the generic path.
+//! Sowings that lap the board are left to the generic path. What a sowing does to the mover's own
+//! row is worked out once per row and house ([`MoverSowings`]), as it does not depend on the
+//! opponent's row.
 
 use super::build::ChildRead;
 use crate::board::MAX_HOUSES;
