@@ -64,8 +64,9 @@ impl Search<'_> {
             for pessimistic in [true, false] {
                 self.horizon = Horizon { moves, pessimistic };
                 self.line.clear();
-                let (value, _) = self.search_cycles(board, beta - 1, beta, true)?;
-                if (value >= beta) == pessimistic {
+                let (value, leans) = self.search_cycles(board, beta - 1, beta, true)?;
+                // A round that cut no line proved its result both ways.
+                if !leans.horizon || (value >= beta) == pessimistic {
                     return Ok(value);
                 }
             }
