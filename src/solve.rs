@@ -64,7 +64,9 @@ impl Hasher for KeyHasher {
 /// An exact solver for one rule set, keeping what it proved between calls.
 pub struct Solver {
     rules: Rules,
-    memo: HashMap<u128, Bounds, BuildHasherDefault<KeyHasher>>,
+    /// Keyed by the house key and the houses per side: `a b c` on three houses reads the same
+    /// as `a b c 0` on four.
+    memo: HashMap<(u128, u8), Bounds, BuildHasherDefault<KeyHasher>>,
     nodes: u64,
 }
 
@@ -108,7 +110,7 @@ impl Solver {
         if position.is_over(&self.rules) {
             return position.without_stores().final_margin(&self.rules);
         }
-        let key = position.house_key();
+        let key = (position.house_key(), position.houses() as u8);
         if let Some(&Bounds { lower, upper }) = self.memo.get(&key) {
             let (lower, upper) = (i32::from(lower), i32::from(upper));
             if lower == upper || lower >= beta {
@@ -288,6 +290,17 @@ mod tests {
         assert_eq!(pie.value, -fairest);
         assert!(pie.value <= 0);
         assert!(pie.best().iter().all(|o| o.value.abs() == fairest));
+    }
+
+    #[test]
+    fn one_solver_keeps_board_sizes_apart() {
+        // Positions of Kalah(3,3) reappear as keys of Kalah(4,2) with an empty fourth house;
+        // the published empty-capture Kalah(4,2) is +6 whatever was solved before.
+        let mut solver = Solver::new(Rules::EMPTY_CAPTURE).unwrap();
+        for (houses, seeds) in [(2, 3), (3, 2), (3, 3)] {
+            solver.value(&Position::start(houses, seeds).unwrap());
+        }
+        assert_eq!(solver.value(&Position::start(4, 2).unwrap()), 6);
     }
 
     #[test]

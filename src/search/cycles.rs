@@ -23,7 +23,7 @@
 //! --threads 1` (one core): without rounds no value in 120 s (1.1 G nodes); with them 0.48 s,
 //! 1.3 M nodes.
 
-use super::{Child, Horizon, NO_MOVE, Search, SearchError, move_order, seed_bound};
+use super::{Child, Horizon, NO_MOVE, Search, SearchError, TableKey, move_order, seed_bound};
 use crate::board::{MAX_HOUSES, Position};
 use crate::database::MoveEffect;
 
@@ -105,7 +105,8 @@ impl Search<'_> {
         }
         let key = board.house_key();
         let mut table_move = NO_MOVE;
-        if let Some(known) = self.table.probe(key) {
+        let table_key = TableKey::of(board);
+        if let Some(known) = self.table.probe(table_key) {
             if known.lower >= beta || known.lower == known.upper {
                 return Ok((known.lower, Leans::NOTHING));
             }
@@ -197,7 +198,7 @@ impl Search<'_> {
             let lower = if best > alpha && lower_holds { best } else { -bound };
             let upper = if best < beta && upper_holds { best } else { bound };
             if lower > -bound || upper < bound {
-                self.table.store(key, lower, upper, if best > alpha { best_move } else { NO_MOVE }, work);
+                self.table.store(table_key, lower, upper, if best > alpha { best_move } else { NO_MOVE }, work);
             }
         }
         Ok((best, leans))

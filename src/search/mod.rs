@@ -48,7 +48,7 @@ use crate::board::{MAX_HOUSES, Position};
 use crate::database::{Database, DbError, MoveEffect};
 use crate::rules::{Remaining, Rules};
 use crate::solve::{Analysis, KeyHasher, Opening, first_turns};
-use table::{NO_MOVE, Table};
+use table::{NO_MOVE, Table, TableKey};
 
 /// Why a search gives no answer.
 #[derive(Debug, thiserror::Error)]
@@ -504,7 +504,7 @@ impl<'db> Search<'db> {
         if beta <= -bound {
             return Ok(-bound);
         }
-        let key = board.house_key();
+        let key = TableKey::of(board);
         let mut table_move = NO_MOVE;
         if let Some(known) = self.table.probe(key) {
             if known.lower >= beta || known.lower == known.upper {
@@ -528,7 +528,7 @@ impl<'db> Search<'db> {
             let mut probe_slots = [0usize; MAX_HOUSES];
             let mut probes = 0;
             // Children to search: slot, house key and seeds on the board, kept from the first loop.
-            let mut searched = [(0usize, 0u128, 0u32); MAX_HOUSES];
+            let mut searched = [(0usize, TableKey::of(board), 0u32); MAX_HOUSES];
             let mut searches = 0;
             for house in board.legal_moves() {
                 let effect = MoveEffect::of(&self.rules, board, house);
@@ -553,7 +553,7 @@ impl<'db> Search<'db> {
                         probe_slots[probes] = count;
                         probes += 1;
                     } else {
-                        let key = effect.child.house_key();
+                        let key = TableKey::of(&effect.child);
                         self.table.prefetch(key);
                         searched[searches] = (count, key, child_seeds);
                         searches += 1;
@@ -704,7 +704,7 @@ impl<'db> Search<'db> {
         let mut seen = std::collections::HashSet::new();
         while !board.is_over(&self.rules) && seen.insert((board.house_key(), board.to_move())) {
             let target = self.board_value(&board)?;
-            let preferred = self.table.probe(board.house_key()).map_or(NO_MOVE, |k| k.best);
+            let preferred = self.table.probe(TableKey::of(&board)).map_or(NO_MOVE, |k| k.best);
             let mut moves: Vec<usize> = board.legal_moves().collect();
             moves.sort_by_key(|&h| h as u8 != preferred);
             let mut chosen = None;

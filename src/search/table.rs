@@ -3,9 +3,11 @@
 //! work the proof took. Threads share one table.
 //!
 //! Board values depend on the houses only (not the stores, not the side), so an entry is keyed by
-//! [`Position::house_key`](crate::board::Position::house_key) and stores values relative to the
-//! node: nothing needs adjusting when the same houses are reached with other stores. The whole key
-//! is kept, so a hit is never a collision and bounds read back are always proven.
+//! [`Position::house_key`](crate::board::Position::house_key) and the number of houses per side
+//! ([`TableKey`]) and stores values relative to the node: nothing needs adjusting when the same
+//! houses are reached with other stores. The whole key is kept, so a hit is never a collision and
+//! bounds read back are always proven. (The house key alone would not do: three houses per side
+//! with counts `a b c` read the same as four with `a b c 0`.)
 //!
 //! Layout: one 64-byte cache line per bucket: a version word, then two entries of three words (key
 //! low, key high, data). The version makes each bucket a sequence lock: a writer makes it odd while
@@ -18,11 +20,28 @@ use std::sync::atomic::{AtomicU64, Ordering, fence};
 
 use memmap2::{MmapMut, MmapOptions};
 
+use crate::board::Position;
+
 /// No move recorded.
 pub const NO_MOVE: u8 = u8::MAX;
 
 /// Words per bucket: the version, two entries of three words, one spare.
 const BUCKET_WORDS: usize = 8;
+
+/// A position as the table knows it: its houses and how many there are per side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableKey {
+    houses: u128,
+    size: u8,
+}
+
+impl TableKey {
+    /// The key of `position`'s houses.
+    #[inline]
+    pub fn of(position: &Position) -> TableKey {
+        TableKey { houses: position.house_key(), size: position.houses() as u8 }
+    }
+}
 
 /// What the table knows about a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,13 +54,15 @@ pub struct Known {
     pub best: u8,
 }
 
-/// One entry's data word: bounds, best move, work (log2 of the nodes behind the proof).
+/// One entry's data word: bounds, best move, work (log2 of the nodes behind the proof), and the
+/// houses per side of the position (the rest of its key).
 #[derive(Clone, Copy)]
 struct Data {
     lower: i16,
     upper: i16,
     best: u8,
     work: u8,
+    size: u8,
 }
 
 impl Data {
@@ -50,6 +71,7 @@ impl Data {
             | u64::from(self.upper as u16) << 16
             | u64::from(self.best) << 32
             | u64::from(self.work) << 40
+            | u64::from(self.size) << 48
     }
 
     fn unpack(word: u64) -> Data {
@@ -58,6 +80,7 @@ impl Data {
             upper: (word >> 16) as u16 as i16,
             best: (word >> 32) as u8,
             work: (word >> 40) as u8,
+            size: (word >> 48) as u8,
         }
     }
 }
@@ -80,8 +103,9 @@ unsafe impl Sync for Table {}
 
 /// Mixes a house key into a bucket number: keys are small dense bytes, so they need mixing.
 #[inline]
-fn hash(key: u128) -> u64 {
-    crate::board::mix64((key as u64) ^ ((key >> 64) as u64).rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+fn hash(key: TableKey) -> u64 {
+    let houses = key.houses;
+    crate::board::mix64((houses as u64) ^ ((houses >> 64) as u64).rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
 impl Table {
@@ -119,22 +143,22 @@ impl Table {
     }
 
     #[inline]
-    fn bucket(&self, key: u128) -> &[AtomicU64] {
+    fn bucket(&self, key: TableKey) -> &[AtomicU64] {
         let start = (hash(key) as usize & self.mask) * BUCKET_WORDS;
         &self.words()[start..start + BUCKET_WORDS]
     }
 
     /// Starts bringing the bucket of `key` into the cache; no effect on results.
     #[inline]
-    pub fn prefetch(&self, key: u128) {
+    pub fn prefetch(&self, key: TableKey) {
         crate::database::prefetch(self.bucket(key).as_ptr().cast());
     }
 
     /// The bounds proven for `key`, if the table still holds them (and no writer is busy with
     /// its bucket).
     #[inline]
-    pub fn probe(&self, key: u128) -> Option<Known> {
-        let (low, high) = (key as u64, (key >> 64) as u64);
+    pub fn probe(&self, key: TableKey) -> Option<Known> {
+        let (low, high) = (key.houses as u64, (key.houses >> 64) as u64);
         let bucket = self.bucket(key);
         let version = bucket[0].load(Ordering::Acquire);
         if version & 1 != 0 {
@@ -143,8 +167,11 @@ impl Table {
         let mut found = None;
         for entry in bucket[1..7].chunks_exact(3) {
             if entry[0].load(Ordering::Relaxed) == low && entry[1].load(Ordering::Relaxed) == high {
-                found = Some(Data::unpack(entry[2].load(Ordering::Relaxed)));
-                break;
+                let data = Data::unpack(entry[2].load(Ordering::Relaxed));
+                if data.size == key.size {
+                    found = Some(data);
+                    break;
+                }
             }
         }
         fence(Ordering::Acquire);
@@ -158,9 +185,9 @@ impl Table {
     /// are proofs about the same exact value. `nodes` is the work the proof took. Dropped when
     /// another thread is writing the same bucket.
     #[inline]
-    pub fn store(&self, key: u128, lower: i32, upper: i32, best: u8, nodes: u64) {
+    pub fn store(&self, key: TableKey, lower: i32, upper: i32, best: u8, nodes: u64) {
         debug_assert!(lower <= upper, "bounds {lower}..{upper} contradict");
-        let (low, high) = (key as u64, (key >> 64) as u64);
+        let (low, high) = (key.houses as u64, (key.houses >> 64) as u64);
         let work = (64 - nodes.leading_zeros()) as u8;
         let bucket = self.bucket(key);
         let version = bucket[0].load(Ordering::Relaxed);
@@ -177,14 +204,15 @@ impl Table {
             bucket[2 + 3 * i].store(key_high, Ordering::Relaxed);
             bucket[3 + 3 * i].store(d.pack(), Ordering::Relaxed);
         };
-        let fresh = Data { lower: lower as i16, upper: upper as i16, best, work };
-        if let Some(i) = (0..2).find(|&i| read(i) == (low, high)) {
+        let fresh = Data { lower: lower as i16, upper: upper as i16, best, work, size: key.size };
+        if let Some(i) = (0..2).find(|&i| read(i) == (low, high) && data(i).size == key.size) {
             let old = data(i);
             let merged = Data {
                 lower: old.lower.max(fresh.lower),
                 upper: old.upper.min(fresh.upper),
                 best: if best != NO_MOVE { best } else { old.best },
                 work: old.work.max(work),
+                size: key.size,
             };
             write(i, (low, high), merged);
         } else if work >= data(0).work {
@@ -199,7 +227,8 @@ impl Table {
 }
 
 /// First bytes of a saved table.
-const SNAPSHOT_MAGIC: &[u8; 8] = b"KALAHTT1";
+/// (Version 2: entries name their houses per side.)
+const SNAPSHOT_MAGIC: &[u8; 8] = b"KALAHTT2";
 
 /// Why a saved table cannot be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -311,20 +340,30 @@ impl Table {
 mod tests {
     use super::*;
 
+    /// The key of a 6-house position with these houses.
+    fn k(houses: u128) -> TableKey {
+        TableKey { houses, size: 6 }
+    }
+
     #[test]
     fn bounds_tighten_and_costly_entries_survive() {
         let table = Table::with_bytes(Table::BUCKET_BYTES);
         assert_eq!(table.bytes(), 64);
-        table.store(7, -3, 10, 2, 1000);
-        table.store(7, 0, 12, NO_MOVE, 10);
-        assert_eq!(table.probe(7), Some(Known { lower: 0, upper: 10, best: 2 }));
+        table.store(k(7), -3, 10, 2, 1000);
+        table.store(k(7), 0, 12, NO_MOVE, 10);
+        assert_eq!(table.probe(k(7)), Some(Known { lower: 0, upper: 10, best: 2 }));
         // One bucket: two cheap newcomers take turns in the second entry, the costly one stays.
-        table.store(8, -1, 1, 0, 1);
-        table.store(9 << 64, 2, 2, 0, 1);
-        assert_eq!(table.probe(7).map(|k| k.lower), Some(0));
-        assert_eq!(table.probe(8), None);
-        assert_eq!(table.probe(9 << 64).map(|k| k.upper), Some(2));
-        assert_eq!(table.probe(9), None, "both halves of the key are compared");
+        table.store(k(8), -1, 1, 0, 1);
+        table.store(k(9 << 64), 2, 2, 0, 1);
+        assert_eq!(table.probe(k(7)).map(|k| k.lower), Some(0));
+        assert_eq!(table.probe(k(8)), None);
+        assert_eq!(table.probe(k(9 << 64)).map(|k| k.upper), Some(2));
+        assert_eq!(table.probe(k(9)), None, "both halves of the key are compared");
+        let three_houses = TableKey { houses: 9 << 64, size: 3 };
+        assert_eq!(table.probe(three_houses), None, "the same houses on a board of another size");
+        table.store(three_houses, -4, -4, 1, 1 << 20);
+        assert_eq!(table.probe(three_houses).map(|k| k.lower), Some(-4));
+        assert_ne!(table.probe(k(9 << 64)).map(|k| k.lower), Some(-4), "a 3-house entry read for 6 houses");
     }
 
     #[test]
@@ -333,13 +372,13 @@ mod tests {
         let path = dir.path().join("t.table");
         let table = Table::with_bytes(1 << 16);
         for key in 0..2000u128 {
-            table.store(key * 977, -(key as i32 % 7), key as i32 % 11, (key % 6) as u8, key as u64);
+            table.store(k(key * 977), -(key as i32 % 7), key as i32 % 11, (key % 6) as u8, key as u64);
         }
         table.save(&path, "standard|6").unwrap();
         let copy = Table::with_bytes(1 << 16);
         copy.load(&path, "standard|6").unwrap();
         for key in 0..2000u128 {
-            assert_eq!(copy.probe(key * 977), table.probe(key * 977), "{key}");
+            assert_eq!(copy.probe(k(key * 977)), table.probe(k(key * 977)), "{key}");
         }
         assert!(matches!(copy.load(&path, "empty-capture|6"), Err(SnapshotError::Unusable { .. })));
         assert!(matches!(Table::with_bytes(1 << 17).load(&path, "standard|6"), Err(SnapshotError::Unusable { .. })));
@@ -349,14 +388,14 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let damaged = copy.load(&path, "standard|6").unwrap_err();
         assert!(damaged.to_string().contains("checksum"), "{damaged}");
-        assert_eq!(copy.probe(977), None, "a damaged snapshot leaves the table empty");
+        assert_eq!(copy.probe(k(977)), None, "a damaged snapshot leaves the table empty");
         table.save(&path, "standard|6").unwrap();
         copy.load(&path, "standard|6").unwrap();
-        assert!(copy.probe(977).is_some());
+        assert!(copy.probe(k(977)).is_some());
         let whole = std::fs::read(&path).unwrap();
         std::fs::write(&path, &whole[..whole.len() - 5000]).unwrap();
         assert!(matches!(copy.load(&path, "standard|6"), Err(SnapshotError::Io { .. })));
-        assert_eq!(copy.probe(977), None, "a truncated snapshot leaves the table empty");
+        assert_eq!(copy.probe(k(977)), None, "a truncated snapshot leaves the table empty");
     }
 
     #[test]
@@ -372,8 +411,8 @@ mod tests {
                         let key = u128::from(1 + (i * 7 + thread) % 5);
                         let value = key as i32 * 100;
                         if thread < 2 {
-                            table.store(key, value, value, (key % 6) as u8, i);
-                        } else if let Some(known) = table.probe(key) {
+                            table.store(k(key), value, value, (key % 6) as u8, i);
+                        } else if let Some(known) = table.probe(k(key)) {
                             assert_eq!((known.lower, known.upper, known.best), (value, value, (key % 6) as u8));
                         }
                     }
