@@ -648,9 +648,10 @@ impl Log {
 }
 
 /// Settles `task` with `search`, starting from what `log` proves and appending every bound proven
-/// on the way. `guess` starts MTD(f) (the value of a similar position helps). Returns what is
+/// on the way. `guess` starts MTD(f) (the value of a similar position helps; without one the
+/// search estimates where to start). Returns what is
 /// known at the end; a search error (a time limit) keeps the bounds already logged.
-pub fn solve_task(search: &mut Search<'_>, task: &Task, log: &mut Log, guess: i32) -> Result<Known, JobError> {
+pub fn solve_task(search: &mut Search<'_>, task: &Task, log: &mut Log, guess: Option<i32>) -> Result<Known, JobError> {
     let known = log.proofs.known(task);
     if task.goal.answered(&known.interval) {
         return Ok(known);
@@ -661,7 +662,7 @@ pub fn solve_task(search: &mut Search<'_>, task: &Task, log: &mut Log, guess: i3
         Goal::Exact => {
             let mut last = (nodes_before, Instant::now());
             let mut failed = None;
-            let board_guess = task.board_bounds(&Interval { lower: guess, upper: guess }).0;
+            let board_guess = guess.map(|guess| task.board_bounds(&Interval { lower: guess, upper: guess }).0);
             let result = search.board_value_resuming(
                 &task.position,
                 task.board_bounds(&known.interval),
@@ -724,7 +725,7 @@ pub fn solve_task_with_checkpoints(
     search: &mut Search<'_>,
     task: &Task,
     log: &mut Log,
-    guess: i32,
+    guess: Option<i32>,
     deadline: Option<Instant>,
     checkpoints: Option<&Checkpoints>,
 ) -> Result<Known, JobError> {

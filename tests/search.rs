@@ -94,6 +94,31 @@ fn search_values_equal_the_reference_solver_beyond_the_database() {
     }
 }
 
+#[test]
+fn positions_far_above_the_database_start_from_an_estimate_and_keep_their_values() {
+    // 30 to 36 seeds on 3 houses over a database of 2 seeds: at least 28 seeds beyond it, so
+    // MTD(f) starts from the depth-limited estimate instead of 0.
+    let root = tempfile::tempdir().unwrap();
+    for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE, Rules::BGA] {
+        let db = build_and_open(root.path(), &rules, 3, 2);
+        let mut solver = Solver::new(rules).unwrap();
+        for seeds in [10, 11, 12] {
+            let start = Position::start(3, seeds).unwrap();
+            let expected = solver.value(&start);
+            for options in [options(), parallel()] {
+                let mut search = Search::new(rules, Some(&db), &options).unwrap();
+                assert_eq!(search.value(&start).unwrap(), expected, "{rules} Kalah(3,{seeds})");
+            }
+            let analysis = Search::new(rules, Some(&db), &options()).unwrap().analyse(&start, |_, _| {}).unwrap();
+            assert_eq!(
+                analysis.openings,
+                kalah::solve::analyse(&mut solver, &start).openings,
+                "{rules} Kalah(3,{seeds})"
+            );
+        }
+    }
+}
+
 /// Plays `line` from `position`: every turn but the last passes the move, and the game ends with
 /// the first player's margin equal to the value.
 fn assert_line_reaches(rules: &Rules, position: &Position, line: &[Vec<usize>], value: i32) {

@@ -117,7 +117,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
             }
             bar.set_message(task.describe(&job));
             let limit = args.search.time_limit.map(|s| Instant::now() + Duration::from_secs_f64(s));
-            let item_guess = if guess.0 == task.item { guess.1 } else { 0 };
+            let item_guess = (guess.0 == task.item).then_some(guess.1);
             let (nodes_before, task_clock) = (search.stats().nodes, Instant::now());
             match jobs::solve_task_with_checkpoints(
                 &mut search,

@@ -10,13 +10,20 @@
 //!
 //! What pays, measured on Kalah(6,4) with the 24-seed database (value only): move ordering above
 //! all (see `move_order`); prefetching the children's table buckets before the transposition
-//! cutoffs read them (27 s to 18 s before the ordering was fixed). What does not: iterative
-//! deepening for MTD(f)'s first guess (7 passes from 0 cost 2.07 M nodes, 2 passes from the exact
-//! value 2.07 M: the last two passes are the whole cost), a history heuristic (as a tie-break it
-//! never fires, in place of the house order it costs 14 times the nodes), and handing the table
+//! cutoffs read them (27 s to 18 s before the ordering was fixed); on Kalah(6,5), MTD(f)'s first
+//! guess from a depth-limited estimate ([`guess`]: 114 M nodes to 94 M, empty capture, 30-seed
+//! database). What does not: that guess on Kalah(6,4) (7 passes from 0 cost 2.07 M nodes, 2
+//! passes from the exact value 2.07 M: the last two passes are the whole cost), a history
+//! heuristic (as a tie-break it never fires, in place of the house order it costs 14 times the
+//! nodes), and handing the table
 //! bounds read for the cutoffs down to the child instead of reading them again (same speed), and
 //! keeping nodes one seed beyond the database out of the table: Kalah(6,4) got 17% faster but
-//! empty-capture Kalah(6,5) on 2 threads went from 563 s to 861 s.
+//! empty-capture Kalah(6,5) on 2 threads went from 563 s to 861 s. Measured on a Kalah(6,5)
+//! mid-game position (`7 0 2 0 8 8 3 1 7 7 7 7 1 2 N`, empty capture, 24-seed database, one
+//! thread, 68 M nodes): ordering the moves by the bounds read for the cutoffs before the house
+//! order (70-143 M nodes), no cutoff reads within 2 or 4 seeds of the database (69 M and 73 M
+//! nodes, the same time), a 4 GiB table (65 M nodes, no faster); a 2 MiB table runs 35% more
+//! nodes per second, so the table's cache misses cost about a quarter of the time.
 //!
 //! Threads split work the young-brothers-wait way: a node with at least `SPLIT_MIN_SEEDS` seeds
 //! beyond the database searches its first `SPLIT_AFTER` moves alone and, when none cut off, the
@@ -24,7 +31,10 @@
 //! mid-game position (empty capture, 24-seed database; one thread 38-43 s, 68 M nodes): 22-26 s
 //! on 2 threads (73 M nodes, after two moves). Kalah(6,5) itself (empty capture, 30-seed
 //! database): one thread 69.2 s (114 M nodes); 2 threads splitting after 3 moves 47.0 s (136 M),
-//! after 2: 50.8 s (147 M; with an 8-seed limit 56.0 s), after 4: 52.1 s (112 M). Tried: splitting after the first move (88 M nodes, 25-37 s, and
+//! after 2: 50.8 s (147 M; with an 8-seed limit 56.0 s), after 4: 52.1 s (112 M). Also tried: two
+//! zero-window tests at once (betas 10 and 14 from the guess 10, one thread each, sharing the
+//! table): 124 M nodes and 53 s against 46 s splitting each test, since a test searched after
+//! another finds the table filled. Tried: splitting after the first move (88 M nodes, 25-37 s, and
 //! worse the lower the seed limit: 2 seeds 44 s, 5: 37 s, 8-14: 26-27 s), and before that, helper
 //! threads searching the same test with the move order rotated near the root (30-32 s, 111 M
 //! nodes; better on Kalah(6,4): 0.8 and 1.6 s against 0.9 and 1.8 s, but it is Kalah(6,5) that
@@ -34,6 +44,7 @@
 //! that comes back on the line as 0 and keeping such line-dependent results out of the table.
 
 mod cycles;
+mod guess;
 pub mod table;
 
 use std::collections::HashMap;
@@ -379,23 +390,25 @@ impl<'db> Search<'db> {
     }
 
     /// The exact board value (margin of the seeds still to be gained by the side to move).
+    /// MTD(f) starts from an estimate when the position lies far above the database.
     pub fn board_value(&mut self, position: &Position) -> Result<i32, SearchError> {
-        self.board_value_near(position, 0)
+        self.board_value_resuming(position, (i32::MIN, i32::MAX), None, |_, _, _| {})
     }
 
-    /// As [`Search::board_value`], starting MTD(f) from `guess`.
+    /// As [`Search::board_value`], starting MTD(f) from `guess` (the value of a similar position).
     pub fn board_value_near(&mut self, position: &Position, guess: i32) -> Result<i32, SearchError> {
-        self.board_value_resuming(position, (i32::MIN, i32::MAX), guess, |_, _, _| {})
+        self.board_value_resuming(position, (i32::MIN, i32::MAX), Some(guess), |_, _, _| {})
     }
 
-    /// As [`Search::board_value_near`], starting from board-value bounds already proven (say by a
-    /// killed run) and calling `proven(lower, upper, nodes)` after every zero-window test with the
-    /// bounds proven so far and the nodes searched so far, so that a caller can save them.
+    /// As [`Search::board_value_near`] (an estimate without a `guess`), starting from board-value
+    /// bounds already proven (say by a killed run) and calling `proven(lower, upper, nodes)` after
+    /// every zero-window test with the bounds proven so far and the nodes searched so far, so that
+    /// a caller can save them.
     pub fn board_value_resuming(
         &mut self,
         position: &Position,
         (lower, upper): (i32, i32),
-        guess: i32,
+        guess: Option<i32>,
         proven: impl FnMut(i32, i32, u64),
     ) -> Result<i32, SearchError> {
         self.check_houses(position)?;
@@ -403,6 +416,10 @@ impl<'db> Search<'db> {
         if let Some(value) = self.settled(&board)? {
             return Ok(value);
         }
+        let guess = match guess {
+            Some(guess) => guess,
+            None => self.first_guess(&board)?,
+        };
         self.mtdf(&board, guess, (lower, upper), proven)
     }
 
@@ -761,10 +778,10 @@ impl<'db> Search<'db> {
         let turns = first_turns(&self.rules, position);
         progress(0, turns.len());
         let mut openings = Vec::with_capacity(turns.len());
-        let mut guess = 0;
+        let mut guess = None;
         for (i, (moves, after)) in turns.iter().enumerate() {
-            let board_value = self.board_value_near(after, guess)?;
-            guess = board_value;
+            let board_value = self.board_value_resuming(after, (i32::MIN, i32::MAX), guess, |_, _, _| {})?;
+            guess = Some(board_value);
             openings.push(Opening { moves: moves.clone(), value: -(after.margin() + board_value) });
             progress(i + 1, turns.len());
         }
