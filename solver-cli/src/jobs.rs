@@ -87,7 +87,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
             .expect("a valid progress template"),
     );
     bar.enable_steady_tick(Duration::from_millis(200));
-    let (mut solved, mut unfinished) = (0, Vec::new());
+    let (mut solved, mut unfinished, mut too_deep) = (0, Vec::new(), 0);
     let mut start = 0;
     while start < pending.len() {
         // Consecutive tasks under the same rules and board share one database and one table.
@@ -145,6 +145,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
                     });
                     unfinished.push(t);
                 }
+                Err(JobError::Search(err @ SearchError::LineTooLong { .. })) => {
+                    // Like a time limit: the bounds proven so far are logged, other tasks go on.
+                    bar.suspend(|| eprintln!("{}: not settled: {err}", task.describe(&job)));
+                    unfinished.push(t);
+                    too_deep += 1;
+                }
                 Err(err) => return Err(err.into()),
             }
             jobs::write_results(&stem, &job, &jobs::results(&job, &tasks, log.proofs()))
@@ -175,7 +181,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
     } else {
         let shard = args.shard.map_or(String::new(), |s| format!(", shard {s}"));
         let mut text = format!(
-            "job {}{shard}: {} tasks, {} settled before, {solved} settled now, {} not within the time limit ({seconds:.1} s)\n",
+            "job {}{shard}: {} tasks, {} settled before, {solved} settled now, {} not settled ({seconds:.1} s)\n",
             job.name,
             mine.len(),
             mine.len() - pending.len(),
@@ -191,8 +197,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
     };
     if !unfinished.is_empty() {
         crate::write_stdout(&text)?;
+        let why = match too_deep {
+            0 => "within the time limit".to_string(),
+            n => format!("({n} too far above the database for the search through repeating positions)"),
+        };
         anyhow::bail!(
-            "{} tasks not settled within the time limit; their proven bounds are in the log, run again to go on",
+            "{} tasks not settled {why}; their proven bounds are in the log, run again to go on",
             unfinished.len()
         );
     }
