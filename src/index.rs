@@ -108,6 +108,9 @@ pub struct Layer {
     /// `bases[a - first_block]` is where the block of mover rows with `a` seeds starts; one more
     /// entry holds the layer's length.
     bases: Vec<u64>,
+    /// `blocks[a]`: where that block starts and how many opponent rows each mover row has there,
+    /// N(s - a), in one place (indexed by `a` itself) for the hot [`Layer::index_in_block`].
+    blocks: Vec<(u64, u64)>,
 }
 
 impl Layer {
@@ -122,11 +125,14 @@ impl Layer {
             End::MoverCannotMove => seeds,
         };
         let mut bases = vec![0];
+        let mut blocks = vec![(0, 0); last_block + 1];
         for a in first_block..=last_block {
-            let len = row_count(houses, a) * row_count(houses, seeds - a);
-            bases.push(bases.last().expect("a base") + len);
+            let start = *bases.last().expect("a base");
+            let width = row_count(houses, seeds - a);
+            blocks[a] = (start, width);
+            bases.push(start + row_count(houses, a) * width);
         }
-        Layer { houses, seeds, first_block, last_block, bases }
+        Layer { houses, seeds, first_block, last_block, bases, blocks }
     }
 
     /// Houses per side.
@@ -171,7 +177,9 @@ impl Layer {
     /// The index from the mover row's seed count and both rows' ranks.
     #[inline]
     pub fn index_in_block(&self, a: usize, mover_rank: u64, opponent_rank: u64) -> u64 {
-        self.block_start(a) + mover_rank * row_count(self.houses, self.seeds - a) + opponent_rank
+        debug_assert!(self.blocks().contains(&a));
+        let (start, width) = self.blocks[a];
+        start + mover_rank * width + opponent_rank
     }
 
     /// The rows of the position at `index` (inverse of [`Layer::index`]).
