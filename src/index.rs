@@ -125,11 +125,12 @@ impl Layer {
             End::MoverCannotMove => seeds,
         };
         let mut bases = vec![0];
-        let mut blocks = vec![(0, 0); last_block + 1];
+        // Blocks below the first stay (0, 0): no position of the layer has them.
+        let mut blocks = vec![(0, 0); first_block];
         for a in first_block..=last_block {
             let start = *bases.last().expect("a base");
             let width = row_count(houses, seeds - a);
-            blocks[a] = (start, width);
+            blocks.push((start, width));
             bases.push(start + row_count(houses, a) * width);
         }
         Layer { houses, seeds, first_block, last_block, bases, blocks }
@@ -265,6 +266,17 @@ impl RowTable {
             return &[];
         }
         &self.by_potential[self.potential_starts[p]..self.potential_starts[p + 1]]
+    }
+
+    /// Every rank, sorted by potential: [`RowTable::with_potential`] of each potential in turn.
+    pub fn by_potential(&self) -> &[u32] {
+        &self.by_potential
+    }
+
+    /// Where the ranks of potential `p` start in [`RowTable::by_potential`] (`p` at most the
+    /// largest potential).
+    pub fn potential_start(&self, p: usize) -> usize {
+        self.potential_starts[p]
     }
 }
 

@@ -255,16 +255,18 @@ impl Builder {
                         continue;
                     }
                     let per_item = (WORK_ITEM / mover_rows.len()).max(1);
-                    items.extend(opponent_rows.chunks(per_item).map(|chunk| (a, mover_rows, chunk)));
+                    let place = movers.potential_start(mover_potential);
+                    items.extend(opponent_rows.chunks(per_item).map(|chunk| (a, (place, mover_rows), chunk)));
                 }
             }
-            items.into_par_iter().for_each(|(a, mover_rows, opponent_rows)| {
+            items.into_par_iter().for_each(|(a, (place, mover_rows), opponent_rows)| {
                 let mut reads = [ChildRead::finished(0); BATCH * MAX_HOUSES];
                 for &opponent in opponent_rows {
                     let opponent =
                         (opponent, OpponentRow::new(self.tables[seeds - a].padded_row(opponent), self.houses));
-                    for batch in mover_rows.chunks(BATCH) {
-                        self.compute_batch(seeds, current, a, batch, &opponent, &mut reads);
+                    for (i, batch) in mover_rows.chunks(BATCH).enumerate() {
+                        let movers = (place + i * BATCH, batch);
+                        self.compute_batch(seeds, current, a, movers, &opponent, &mut reads);
                     }
                 }
                 progress.advanced((mover_rows.len() * opponent_rows.len()) as u64);
@@ -273,7 +275,8 @@ impl Builder {
         Ok(buffer)
     }
 
-    /// Values the positions of one block with mover rows `movers` (ranks) against one opponent
+    /// Values the positions of one block with mover rows `movers` (ranks, the first at that place
+    /// of [`RowTable::by_potential`](crate::index::RowTable::by_potential)) against one opponent
     /// row (its rank and its sown variants). Two phases: first every child's index is computed and
     /// its value prefetched, then the values are read. The reads of a batch then overlap in memory
     /// instead of waiting one by one. `reads` is scratch space, reused across batches.
@@ -283,7 +286,7 @@ impl Builder {
         seeds: usize,
         current: &[AtomicU8],
         a: usize,
-        movers: &[u32],
+        (place, movers): (usize, &[u32]),
         (opponent, opponent_row): &(u32, OpponentRow),
         reads: &mut [ChildRead; BATCH * MAX_HOUSES],
     ) {
@@ -296,7 +299,7 @@ impl Builder {
             own_indexes[k] = layer.index_in_block(a, u64::from(mover), u64::from(*opponent)) as usize;
             prefetch(current.as_ptr().wrapping_add(own_indexes[k]).cast());
             let mover_row = mover_table.padded_row(mover);
-            let sowings = self.fast.then(|| self.sowings[a].of_row(mover));
+            let sowings = self.fast.then(|| self.sowings[a].at(place + k));
             for house in (0..self.houses).filter(|&house| mover_row[house] != 0) {
                 let read = sowings
                     .and_then(|sowings| {

@@ -71,7 +71,9 @@ pub(super) struct MoverSowing {
     capture_rank: u32,
 }
 
-/// The sowings of every row of one seed count, `houses` per row, in rank order.
+/// The sowings of every row of one seed count, `houses` per row, in the order the builder walks
+/// the rows ([`RowTable::by_potential`]), so that its reads of this table (43 MB up to 24 seeds)
+/// run through memory in sequence instead of jumping by rank.
 pub(super) struct MoverSowings {
     houses: usize,
     sowings: Vec<MoverSowing>,
@@ -80,17 +82,17 @@ pub(super) struct MoverSowings {
 impl MoverSowings {
     pub(super) fn new(rows: &RowTable, houses: usize) -> MoverSowings {
         let mut sowings = Vec::with_capacity(rows.len() * houses);
-        for rank in 0..rows.len() as u32 {
+        for &rank in rows.by_potential() {
             let mover = rows.padded_row(rank);
             sowings.extend((0..houses).map(|house| MoverSowing::of(mover, houses, house)));
         }
         MoverSowings { houses, sowings }
     }
 
-    /// The sowings of the row with this rank, one per house.
+    /// The sowings of the row at `place` of [`RowTable::by_potential`], one per house.
     #[inline]
-    pub(super) fn of_row(&self, rank: u32) -> &[MoverSowing] {
-        &self.sowings[rank as usize * self.houses..][..self.houses]
+    pub(super) fn at(&self, place: usize) -> &[MoverSowing] {
+        &self.sowings[place * self.houses..][..self.houses]
     }
 }
 
