@@ -701,9 +701,18 @@ impl<'db> Search<'db> {
         self.check_houses(position)?;
         let board = position.without_stores();
         let mut values = Vec::new();
+        // Each child starts MTD(f) from the last sibling's value with the same side to move.
+        let mut guesses = [None; 2];
         for house in board.legal_moves() {
             let effect = MoveEffect::of(&self.rules, &board, house);
-            let child_value = if effect.over { 0 } else { self.board_value(&effect.child)? };
+            let child_value = if effect.over {
+                0
+            } else {
+                let guess = &mut guesses[usize::from(effect.extra_turn)];
+                let value = self.board_value_resuming(&effect.child, (i32::MIN, i32::MAX), *guess, |_, _, _| {})?;
+                *guess = Some(value);
+                value
+            };
             values.push((house, position.margin() + effect.value(child_value)));
         }
         Ok(values)
@@ -719,8 +728,10 @@ impl<'db> Search<'db> {
         let mut turns = Vec::new();
         let mut turn = Vec::new();
         let mut seen = std::collections::HashSet::new();
+        // After the first position, each one's value follows from the move that reached it.
+        let mut guess = None;
         while !board.is_over(&self.rules) && seen.insert((board.house_key(), board.to_move())) {
-            let target = self.board_value(&board)?;
+            let target = self.board_value_resuming(&board, (i32::MIN, i32::MAX), guess, |_, _, _| {})?;
             let preferred = self.table.probe(TableKey::of(&board)).map_or(NO_MOVE, |k| k.best);
             let mut moves: Vec<usize> = board.legal_moves().collect();
             moves.sort_by_key(|&h| h as u8 != preferred);
@@ -733,6 +744,7 @@ impl<'db> Search<'db> {
                 }
             }
             let (house, effect) = chosen.expect("some move reaches the position's exact value");
+            guess = Some(if effect.extra_turn { target - effect.gain } else { -target - effect.gain });
             turn.push(house);
             if !effect.extra_turn {
                 turns.push(std::mem::take(&mut turn));
