@@ -300,7 +300,12 @@ impl Table {
             file.read_exact(&mut word).map_err(io)?;
             Ok(u64::from_le_bytes(word))
         };
-        if read_word(&mut file)?.to_le_bytes() != *SNAPSHOT_MAGIC {
+        let magic = read_word(&mut file)?.to_le_bytes();
+        if magic[..7] == SNAPSHOT_MAGIC[..7] && magic != *SNAPSHOT_MAGIC {
+            let version = String::from_utf8_lossy(&magic);
+            return Err(unusable(format!("saved by another version of kalah ({version}, this one reads KALAHTT2)")));
+        }
+        if magic != *SNAPSHOT_MAGIC {
             return Err(unusable("not a saved transposition table".into()));
         }
         let len = read_word(&mut file)?;
@@ -381,6 +386,12 @@ mod tests {
             assert_eq!(copy.probe(k(key * 977)), table.probe(k(key * 977)), "{key}");
         }
         assert!(matches!(copy.load(&path, "empty-capture|6"), Err(SnapshotError::Unusable { .. })));
+        let mut older = std::fs::read(&path).unwrap();
+        older[7] = b'1';
+        let older_path = dir.path().join("older.table");
+        std::fs::write(&older_path, &older).unwrap();
+        let refused = copy.load(&older_path, "standard|6").unwrap_err();
+        assert!(refused.to_string().contains("another version of kalah (KALAHTT1"), "{refused}");
         assert!(matches!(Table::with_bytes(1 << 17).load(&path, "standard|6"), Err(SnapshotError::Unusable { .. })));
         let mut bytes = std::fs::read(&path).unwrap();
         let middle = bytes.len() / 2;
