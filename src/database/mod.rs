@@ -167,6 +167,25 @@ impl MoveEffect {
         let total = self.gain + child_value;
         if self.extra_turn { total } else { -total }
     }
+
+    /// The child's board value that gives the move the value `move_value` (the inverse of
+    /// [`MoveEffect::value`]).
+    #[inline]
+    pub fn child_value(&self, move_value: i32) -> i32 {
+        if self.extra_turn { move_value - self.gain } else { -move_value - self.gain }
+    }
+
+    /// The window on the child's board value that decides whether the move's value lies in
+    /// `(alpha, beta)`: [`MoveEffect::value`] of a fail-soft result searched in it is fail-soft
+    /// for the move's window.
+    #[inline]
+    pub fn child_window(&self, alpha: i32, beta: i32) -> (i32, i32) {
+        if self.extra_turn {
+            (self.child_value(alpha), self.child_value(beta))
+        } else {
+            (self.child_value(beta), self.child_value(alpha))
+        }
+    }
 }
 
 /// The board value after playing `house` from `position`, for the side that played it, given

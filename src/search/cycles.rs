@@ -154,12 +154,12 @@ impl Search<'_> {
             let effect = &child.effect;
             let searched = match self.settled_child(effect) {
                 Ok(Some(value)) => Ok((effect.value(value), Leans::NOTHING)),
-                Ok(None) if effect.extra_turn => self
-                    .search_cycles(&effect.child, floor - effect.gain, beta - effect.gain, root_side)
-                    .map(|(value, leans)| (effect.gain + value, leans)),
-                Ok(None) => self
-                    .search_cycles(&effect.child, -beta - effect.gain, -floor - effect.gain, !root_side)
-                    .map(|(value, leans)| (-(effect.gain + value), leans)),
+                Ok(None) => {
+                    let (low, high) = effect.child_window(floor, beta);
+                    let side = if effect.extra_turn { root_side } else { !root_side };
+                    self.search_cycles(&effect.child, low, high, side)
+                        .map(|(value, leans)| (effect.value(value), leans))
+                }
                 Err(err) => Err(err),
             };
             let (value, leans) = match searched {

@@ -19,7 +19,7 @@ use crate::database::MoveEffect;
 
 /// Positions at least this many seeds beyond the database get an estimated first guess; nearer
 /// ones (Kalah(6,4) over the 24-seed database: 24 seeds) are cheap enough to start from 0.
-pub(super) const GUESS_MIN_SEEDS: u32 = 28;
+const GUESS_MIN_SEEDS: u32 = 28;
 
 /// The estimate deepens until one iteration searches this many nodes.
 const GUESS_NODES: u64 = 1 << 21;
@@ -74,10 +74,9 @@ impl Search<'_> {
         for (_, effect) in moves.iter().flatten() {
             let value = if effect.over {
                 effect.value(0)
-            } else if effect.extra_turn {
-                effect.gain + self.estimate(&effect.child, depth - 1, alpha - effect.gain, beta - effect.gain)?
             } else {
-                -(effect.gain + self.estimate(&effect.child, depth - 1, -beta - effect.gain, -alpha - effect.gain)?)
+                let (low, high) = effect.child_window(alpha, beta);
+                effect.value(self.estimate(&effect.child, depth - 1, low, high)?)
             };
             best = best.max(value);
             alpha = alpha.max(value);

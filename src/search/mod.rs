@@ -392,12 +392,17 @@ impl<'db> Search<'db> {
     /// The exact board value (margin of the seeds still to be gained by the side to move).
     /// MTD(f) starts from an estimate when the position lies far above the database.
     pub fn board_value(&mut self, position: &Position) -> Result<i32, SearchError> {
-        self.board_value_resuming(position, (i32::MIN, i32::MAX), None, |_, _, _| {})
+        self.board_value_from(position, None)
     }
 
     /// As [`Search::board_value`], starting MTD(f) from `guess` (the value of a similar position).
     pub fn board_value_near(&mut self, position: &Position, guess: i32) -> Result<i32, SearchError> {
-        self.board_value_resuming(position, (i32::MIN, i32::MAX), Some(guess), |_, _, _| {})
+        self.board_value_from(position, Some(guess))
+    }
+
+    /// The board value, MTD(f) starting from `guess` or, without one, from an estimate.
+    fn board_value_from(&mut self, position: &Position, guess: Option<i32>) -> Result<i32, SearchError> {
+        self.board_value_resuming(position, (i32::MIN, i32::MAX), guess, |_, _, _| {})
     }
 
     /// As [`Search::board_value_near`] (an estimate without a `guess`), starting from board-value
@@ -686,12 +691,9 @@ impl<'db> Search<'db> {
     #[inline]
     fn search_child(&mut self, child: &Child, floor: i32, beta: i32) -> Result<i32, SearchError> {
         let effect = &child.effect;
+        let (low, high) = effect.child_window(floor, beta);
         self.ply += 1;
-        let value = if effect.extra_turn {
-            effect.gain + self.search(&effect.child, floor - effect.gain, beta - effect.gain)?
-        } else {
-            -(effect.gain + self.search(&effect.child, -beta - effect.gain, -floor - effect.gain)?)
-        };
+        let value = effect.value(self.search(&effect.child, low, high)?);
         self.ply -= 1;
         Ok(value)
     }
@@ -709,7 +711,7 @@ impl<'db> Search<'db> {
                 0
             } else {
                 let guess = &mut guesses[usize::from(effect.extra_turn)];
-                let value = self.board_value_resuming(&effect.child, (i32::MIN, i32::MAX), *guess, |_, _, _| {})?;
+                let value = self.board_value_from(&effect.child, *guess)?;
                 *guess = Some(value);
                 value
             };
@@ -731,7 +733,7 @@ impl<'db> Search<'db> {
         // After the first position, each one's value follows from the move that reached it.
         let mut guess = None;
         while !board.is_over(&self.rules) && seen.insert((board.house_key(), board.to_move())) {
-            let target = self.board_value_resuming(&board, (i32::MIN, i32::MAX), guess, |_, _, _| {})?;
+            let target = self.board_value_from(&board, guess)?;
             let preferred = self.table.probe(TableKey::of(&board)).map_or(NO_MOVE, |k| k.best);
             let mut moves: Vec<usize> = board.legal_moves().collect();
             moves.sort_by_key(|&h| h as u8 != preferred);
@@ -744,7 +746,7 @@ impl<'db> Search<'db> {
                 }
             }
             let (house, effect) = chosen.expect("some move reaches the position's exact value");
-            guess = Some(if effect.extra_turn { target - effect.gain } else { -target - effect.gain });
+            guess = Some(effect.child_value(target));
             turn.push(house);
             if !effect.extra_turn {
                 turns.push(std::mem::take(&mut turn));
@@ -792,7 +794,7 @@ impl<'db> Search<'db> {
         let mut openings = Vec::with_capacity(turns.len());
         let mut guess = None;
         for (i, (moves, after)) in turns.iter().enumerate() {
-            let board_value = self.board_value_resuming(after, (i32::MIN, i32::MAX), guess, |_, _, _| {})?;
+            let board_value = self.board_value_from(after, guess)?;
             guess = Some(board_value);
             openings.push(Opening { moves: moves.clone(), value: -(after.margin() + board_value) });
             progress(i + 1, turns.len());

@@ -301,12 +301,14 @@ impl Table {
             Ok(u64::from_le_bytes(word))
         };
         let magic = read_word(&mut file)?.to_le_bytes();
-        if magic[..7] == SNAPSHOT_MAGIC[..7] && magic != *SNAPSHOT_MAGIC {
-            let version = String::from_utf8_lossy(&magic);
-            return Err(unusable(format!("saved by another version of kalah ({version}, this one reads KALAHTT2)")));
-        }
         if magic != *SNAPSHOT_MAGIC {
-            return Err(unusable("not a saved transposition table".into()));
+            // The same name but another version number: written by another build of kalah.
+            return Err(unusable(if magic[..7] == SNAPSHOT_MAGIC[..7] {
+                let (found, reads) = (String::from_utf8_lossy(&magic), String::from_utf8_lossy(SNAPSHOT_MAGIC));
+                format!("saved by another version of kalah ({found}, this one reads {reads})")
+            } else {
+                "not a saved transposition table".into()
+            }));
         }
         let len = read_word(&mut file)?;
         if len != self.len as u64 {
