@@ -105,12 +105,12 @@ pub struct Layer {
     /// Fewest and most seeds the mover's row may hold.
     first_block: usize,
     last_block: usize,
-    /// `bases[a - first_block]` is where the block of mover rows with `a` seeds starts; one more
-    /// entry holds the layer's length.
-    bases: Vec<u64>,
-    /// `blocks[a]`: where that block starts and how many opponent rows each mover row has there,
-    /// N(s - a), in one place (indexed by `a` itself) for the hot [`Layer::index_in_block`].
+    /// `blocks[a]`: where the block of mover rows with `a` seeds starts and how many opponent
+    /// rows each mover row has there, N(s - a), in one place (indexed by `a` itself) for the hot
+    /// [`Layer::index_in_block`]. Entries below `first_block` are unused.
     blocks: Vec<(u64, u64)>,
+    /// Number of positions.
+    len: u64,
 }
 
 impl Layer {
@@ -124,16 +124,14 @@ impl Layer {
             End::EitherEmpty => seeds.saturating_sub(1),
             End::MoverCannotMove => seeds,
         };
-        let mut bases = vec![0];
-        // Blocks below the first stay (0, 0): no position of the layer has them.
         let mut blocks = vec![(0, 0); first_block];
+        let mut len = 0;
         for a in first_block..=last_block {
-            let start = *bases.last().expect("a base");
             let width = row_count(houses, seeds - a);
-            blocks.push((start, width));
-            bases.push(start + row_count(houses, a) * width);
+            blocks.push((len, width));
+            len += row_count(houses, a) * width;
         }
-        Layer { houses, seeds, first_block, last_block, bases, blocks }
+        Layer { houses, seeds, first_block, last_block, blocks, len }
     }
 
     /// Houses per side.
@@ -148,7 +146,7 @@ impl Layer {
 
     /// Number of positions.
     pub fn len(&self) -> u64 {
-        *self.bases.last().expect("a base")
+        self.len
     }
 
     /// Whether the layer has no positions (fewer than two seeds under either-empty rules).
@@ -164,7 +162,8 @@ impl Layer {
     /// Where the block of positions whose mover row holds `a` seeds starts.
     #[inline]
     pub fn block_start(&self, a: usize) -> u64 {
-        self.bases[a - self.first_block]
+        debug_assert!(self.blocks().contains(&a));
+        self.blocks[a].0
     }
 
     /// The index of the position with these rows (mover first), which must belong to the layer.
@@ -186,10 +185,10 @@ impl Layer {
     /// The rows of the position at `index` (inverse of [`Layer::index`]).
     pub fn rows(&self, index: u64, mover: &mut [u8], opponent: &mut [u8]) {
         debug_assert!(index < self.len());
-        let block = self.bases.partition_point(|&base| base <= index) - 1;
-        let a = self.first_block + block;
-        let offset = index - self.bases[block];
-        let width = row_count(self.houses, self.seeds - a);
+        let blocks = &self.blocks[self.first_block..=self.last_block];
+        let a = self.first_block + blocks.partition_point(|&(start, _)| start <= index) - 1;
+        let (start, width) = self.blocks[a];
+        let offset = index - start;
         unrank_row(self.houses, a, offset / width, mover);
         unrank_row(self.houses, self.seeds - a, offset % width, opponent);
     }
