@@ -20,7 +20,6 @@ use std::fs;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -104,8 +103,9 @@ pub fn build(
         sowings: Vec::new(),
     };
     let mut reports = Vec::new();
-    // A layer is written by a thread of its own while the next one is computed, so the cores
-    // never wait for compression and disk. One write at a time: files appear in layer order.
+    // A layer is written while the next one is computed, both on the pool (rayon::join), so the
+    // cores never wait for compression and disk while there is a layer to compute; the last one
+    // is compressed by all of them. Files appear in layer order.
     let mut writing: Option<PendingWrite> = None;
     for seeds in 0..=options.max_seeds {
         let path = layer_path(&dir, seeds);
@@ -116,7 +116,7 @@ pub fn build(
         }
         builder.layers.push(Layer::new(&rules, houses, seeds));
         if path.exists() {
-            finish_write(writing.take(), progress, &mut reports, options.max_seeds)?;
+            finish_write(writing.take().map(PendingWrite::write), progress, &mut reports, options.max_seeds)?;
             builder.finished.push(Arc::new(builder.reuse(&path, seeds)?));
             let positions = builder.layers[seeds].len();
             let report = LayerReport { seeds, positions, bytes: file_len(&path)?, seconds: 0.0, reused: true };
@@ -124,35 +124,45 @@ pub fn build(
             continue;
         }
         progress.layer_started(seeds, builder.layers[seeds].len());
-        let values = builder.compute(seeds, progress).map_err(|source| DbError::Io { path: path.clone(), source })?;
-        let values = Arc::new(values);
-        finish_write(writing.take(), progress, &mut reports, options.max_seeds)?;
+        let (values, written) =
+            rayon::join(|| builder.compute(seeds, progress), || writing.take().map(PendingWrite::write));
+        finish_write(written, progress, &mut reports, options.max_seeds)?;
+        let values = Arc::new(values.map_err(|source| DbError::Io { path: path.clone(), source })?);
         let writer = LayerWriter { path, rules: builder.rules, houses, seeds, compress: options.compress };
-        let layer_values = Arc::clone(&values);
-        writing = Some(PendingWrite { handle: std::thread::spawn(move || writer.write(&layer_values)), clock });
+        writing = Some(PendingWrite { writer, values: Arc::clone(&values), clock });
         builder.finished.push(values);
     }
-    finish_write(writing, progress, &mut reports, options.max_seeds)?;
+    finish_write(writing.map(PendingWrite::write), progress, &mut reports, options.max_seeds)?;
     Ok(reports)
 }
 
-/// A layer file being written, and when its layer's work began.
+/// A computed layer waiting to be written, and when its work began.
 struct PendingWrite {
-    handle: JoinHandle<Result<LayerReport, DbError>>,
+    writer: LayerWriter,
+    values: Arc<LayerBuffer>,
     clock: Instant,
 }
 
-/// Waits for a layer file being written, if any, and records it.
+impl PendingWrite {
+    /// Writes the file; the report counts the seconds since the layer's work began.
+    fn write(self) -> Result<LayerReport, DbError> {
+        let mut report = self.writer.write(&self.values)?;
+        report.seconds = self.clock.elapsed().as_secs_f64();
+        Ok(report)
+    }
+}
+
+/// Records the report of a layer file just written, if any.
 fn finish_write(
-    writing: Option<PendingWrite>,
+    written: Option<Result<LayerReport, DbError>>,
     progress: &dyn Progress,
     reports: &mut Vec<LayerReport>,
     max_seeds: usize,
 ) -> Result<(), DbError> {
-    let Some(PendingWrite { handle, clock }) = writing else { return Ok(()) };
-    let mut report = handle.join().expect("the layer writer does not panic")?;
-    report.seconds = clock.elapsed().as_secs_f64();
-    record(report, progress, reports, max_seeds)
+    match written {
+        Some(report) => record(report?, progress, reports, max_seeds),
+        None => Ok(()),
+    }
 }
 
 /// Records a complete layer; an `Interrupted` error when the caller asks to stop before the last.
@@ -182,15 +192,15 @@ struct LayerWriter {
 
 impl LayerWriter {
     fn write(self, values: &LayerBuffer) -> Result<LayerReport, DbError> {
-        let (encoding, payload) = format::encode_values(values.bytes(), self.compress);
+        let payload = format::encode_values(values.bytes(), self.compress);
         let entries = values.bytes().len() as u64;
         let header = Header {
             houses: self.houses,
             seeds: self.seeds,
             entries,
-            encoding,
-            payload_len: payload.len() as u64,
-            payload_checksum: format::checksum(&payload),
+            encoding: payload.encoding(),
+            payload_len: payload.len(),
+            payload_checksum: payload.checksum(),
             rules: self.rules.dimensions(),
         };
         format::write_layer(&self.path, &header, &payload)?;

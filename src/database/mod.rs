@@ -374,11 +374,7 @@ fn load_values(path: &Path, header: &Header, map: Mmap, start: usize) -> Result<
             let len = header.entries as usize;
             let mut buffer =
                 LayerBuffer::zeroed(len).map_err(|source| DbError::Io { path: path.to_path_buf(), source })?;
-            let written = zstd::bulk::decompress_to_buffer(payload, buffer.bytes_mut())
-                .map_err(|err| corrupt(format!("zstd: {err}")))?;
-            if written != len {
-                return Err(corrupt(format!("{written} values decompressed, header says {len}")));
-            }
+            format::decode_zstd(payload, buffer.bytes_mut()).map_err(corrupt)?;
             Ok(Values::Owned(buffer))
         }
     }
