@@ -136,7 +136,7 @@ impl Search<'_> {
             if house as u8 == table_move {
                 order += 1 << 20;
             }
-            children[count] = Some(Child { effect, house: house as u8, lower: 0, upper: 0, order });
+            children[count] = Some(Child { effect, house: house as u8, lower: 0, upper: 0, order, work: 0 });
             count += 1;
         }
         let children = &mut children[..count];

@@ -52,6 +52,8 @@ pub struct Known {
     pub upper: i32,
     /// The 0-based house that last raised the lower bound, or [`NO_MOVE`].
     pub best: u8,
+    /// Log2 of the nodes the proof took (0: none recorded).
+    pub work: u8,
 }
 
 /// One entry's data word: bounds, best move, work (log2 of the nodes behind the proof), and the
@@ -178,7 +180,7 @@ impl Table {
         if bucket[0].load(Ordering::Relaxed) != version {
             return None;
         }
-        found.map(|d| Known { lower: i32::from(d.lower), upper: i32::from(d.upper), best: d.best })
+        found.map(|d| Known { lower: i32::from(d.lower), upper: i32::from(d.upper), best: d.best, work: d.work })
     }
 
     /// Records proven bounds for `key`. Bounds already held for it are kept where tighter: both
@@ -358,7 +360,7 @@ mod tests {
         assert_eq!(table.bytes(), 64);
         table.store(k(7), -3, 10, 2, 1000);
         table.store(k(7), 0, 12, NO_MOVE, 10);
-        assert_eq!(table.probe(k(7)), Some(Known { lower: 0, upper: 10, best: 2 }));
+        assert_eq!(table.probe(k(7)), Some(Known { lower: 0, upper: 10, best: 2, work: 10 }));
         // One bucket: two cheap newcomers take turns in the second entry, the costly one stays.
         table.store(k(8), -1, 1, 0, 1);
         table.store(k(9 << 64), 2, 2, 0, 1);
