@@ -273,7 +273,7 @@ pub fn encode_values(raw: &[u8], allow_compression: bool) -> Payload<'_> {
 pub fn decode_zstd(payload: &[u8], values: &mut [u8]) -> Result<(), String> {
     use rayon::prelude::*;
     use zstd::zstd_safe;
-    // Every frame with its place among the values, found from the frame headers.
+    // Every frame with the number of values it holds, found from the frame headers.
     let mut frames = Vec::new();
     let (mut offset, mut place) = (0, 0);
     while offset < payload.len() {
@@ -286,7 +286,7 @@ pub fn decode_zstd(payload: &[u8], values: &mut [u8]) -> Result<(), String> {
         if content > values.len() - place {
             return Err(format!("the zstd frames hold more than the {} values of the header", values.len()));
         }
-        frames.push((&rest[..len], place, content));
+        frames.push((&rest[..len], content));
         (offset, place) = (offset + len, place + content);
     }
     if place != values.len() {
@@ -295,7 +295,7 @@ pub fn decode_zstd(payload: &[u8], values: &mut [u8]) -> Result<(), String> {
     // Cut `values` into one part per frame, in order.
     let mut parts = Vec::with_capacity(frames.len());
     let mut rest = values;
-    for &(frame, _, content) in &frames {
+    for &(frame, content) in &frames {
         let (part, tail) = rest.split_at_mut(content);
         parts.push((frame, part));
         rest = tail;
