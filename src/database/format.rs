@@ -273,32 +273,27 @@ pub fn encode_values(raw: &[u8], allow_compression: bool) -> Payload<'_> {
 pub fn decode_zstd(payload: &[u8], values: &mut [u8]) -> Result<(), String> {
     use rayon::prelude::*;
     use zstd::zstd_safe;
-    // Every frame with the number of values it holds, found from the frame headers.
-    let mut frames = Vec::new();
-    let (mut offset, mut place) = (0, 0);
+    let total = values.len();
+    // Each frame with the part of `values` it fills, found from the frame headers.
+    let mut parts = Vec::new();
+    let mut rest = values;
+    let mut offset = 0;
     while offset < payload.len() {
-        let rest = &payload[offset..];
-        let len = zstd_safe::find_frame_compressed_size(rest).map_err(|code| zstd_message(code, offset))?;
-        let content = match zstd_safe::get_frame_content_size(rest) {
+        let frame = &payload[offset..];
+        let len = zstd_safe::find_frame_compressed_size(frame).map_err(|code| zstd_message(code, offset))?;
+        let content = match zstd_safe::get_frame_content_size(frame) {
             Ok(Some(content)) => content as usize,
             _ => return Err(format!("zstd frame at payload byte {offset} does not say its size")),
         };
-        if content > values.len() - place {
-            return Err(format!("the zstd frames hold more than the {} values of the header", values.len()));
+        if content > rest.len() {
+            return Err(format!("the zstd frames hold more than the {total} values of the header"));
         }
-        frames.push((&rest[..len], content));
-        (offset, place) = (offset + len, place + content);
+        let (part, tail) = std::mem::take(&mut rest).split_at_mut(content);
+        parts.push((&frame[..len], part));
+        (rest, offset) = (tail, offset + len);
     }
-    if place != values.len() {
-        return Err(format!("{place} values in the zstd frames, header says {}", values.len()));
-    }
-    // Cut `values` into one part per frame, in order.
-    let mut parts = Vec::with_capacity(frames.len());
-    let mut rest = values;
-    for &(frame, content) in &frames {
-        let (part, tail) = rest.split_at_mut(content);
-        parts.push((frame, part));
-        rest = tail;
+    if !rest.is_empty() {
+        return Err(format!("{} values in the zstd frames, header says {total}", total - rest.len()));
     }
     parts.into_par_iter().try_for_each(|(frame, part)| {
         let written = zstd::bulk::decompress_to_buffer(frame, part).map_err(|err| format!("zstd: {err}"))?;

@@ -659,7 +659,8 @@ impl<'db> Search<'db> {
             let mut searched = 0;
             for next in 0..pendings {
                 // Young brothers wait: once the eldest did not cut off, the rest go in parallel,
-                // unless one of them stands out as the likely refutation.
+                // unless one of them stands out as the likely refutation (`refutation_first` puts
+                // the rest in order of recorded work, that one first).
                 let split = searched >= SPLIT_AFTER
                     && splits
                     && pendings - next >= 2
@@ -803,11 +804,13 @@ impl<'db> Search<'db> {
         if let Some(value) = self.settled(&child)? {
             return Ok(effect.value(value) >= target);
         }
+        let child_target = effect.child_value(target);
         if effect.extra_turn {
-            self.at_least(&child, target - effect.gain)
+            self.at_least(&child, child_target)
         } else {
-            // -(gain + v) >= target  <=>  v <= -target - gain  <=>  not v >= -target - gain + 1
-            Ok(!self.at_least(&child, 1 - target - effect.gain)?)
+            // The mover's value falls as the child's rises: it reaches `target` while the child's
+            // stays at or below `child_target`.
+            Ok(!self.at_least(&child, child_target + 1)?)
         }
     }
 
