@@ -25,26 +25,32 @@
 //! nodes, the same time), a 4 GiB table (65 M nodes, no faster); a 2 MiB table runs 35% more
 //! nodes per second, so the table's cache misses cost about a quarter of the time.
 //!
-//! Threads split work the young-brothers-wait way: a node with at least `SPLIT_MIN_SEEDS` seeds
-//! beyond the database searches its first `SPLIT_AFTER` moves alone and, when none cut off, the
-//! rest in parallel (rayon), a cutoff in one stopping its siblings. Measured on a Kalah(6,5)
-//! mid-game position (empty capture, 24-seed database; one thread 38-43 s, 68 M nodes): 22-26 s
-//! on 2 threads (73 M nodes, after two moves). Kalah(6,5) itself (empty capture, 30-seed
-//! database): one thread 69.2 s (114 M nodes); 2 threads splitting after 3 moves 47.0 s (136 M),
-//! after 2: 50.8 s (147 M; with an 8-seed limit 56.0 s), after 4: 52.1 s (112 M). Also tried: two
-//! zero-window tests at once (betas 10 and 14 from the guess 10, one thread each, sharing the
-//! table): 124 M nodes and 53 s against 46 s splitting each test, since a test searched after
-//! another finds the table filled. Tried: splitting after the first move (88 M nodes, 25-37 s, and
-//! worse the lower the seed limit: 2 seeds 44 s, 5: 37 s, 8-14: 26-27 s), and before that, helper
-//! threads searching the same test with the move order rotated near the root (30-32 s, 111 M
-//! nodes; better on Kalah(6,4): 0.8 and 1.6 s against 0.9 and 1.8 s, but it is Kalah(6,5) that
-//! needs the threads). The younger brothers are ordered by the work the table last recorded for
-//! them before they split, and one that stands out is searched alone first (`refutation_first`):
-//! Kalah(6,5) on 2 threads went from 116 M nodes to 95 M (94 M on one thread), the last MTD(f)
-//! test from 58 M to 39 M, and from 1.2-1.33 to 1.45-1.74 times the one-thread speed on the same
-//! days. Tried: ABDADA's busy flags (a move to a position another thread is searching waits for
-//! a second round): the same nodes, and marking every node 2 seeds or more above the database
-//! cost 20% of the time.
+//! Threads split work the young-brothers-wait way, at the nodes where no work is thrown away: a
+//! node with at least `SPLIT_MIN_SEEDS` seeds beyond the database that is expected to fail low
+//! (the opponent's reply to a move expected to cut off, and so on down the line; see
+//! [`Search::search`]) searches its first move alone and, when it did not cut off, the rest in
+//! parallel (rayon), a cutoff in one stopping its siblings. Nodes expected to cut off never
+//! split. Empty-capture Kalah(6,5), 30-seed database (2026-11-22, one and two threads
+//! alternating): 67.3 / 33.9 s and 69.7 / 33.5 s (79.4 M and 80.5 M nodes): 2.0-2.1 times
+//! faster. The Kalah(6,5) mid-game position below, 24-seed database: 37.6 / 17.7 s. Before, every
+//! node split after three moves (two threads 43.4-45.9 s the same day): in the last MTD(f) test
+//! 25 M of 92 M nodes were thrown away by cutoffs (one thread: 72 M), against 1.7-1.9 M of 72 M
+//! now.
+//!
+//! Earlier measurements with every node splitting (Kalah(6,5) mid-game position `7 0 2 0 8 8 3 1
+//! 7 7 7 7 1 2 N`, empty capture, 24-seed database; one thread 38-43 s, 68 M nodes): 22-26 s on 2
+//! threads (73 M nodes, after two moves). Kalah(6,5) itself (30-seed database): one thread 69.2 s
+//! (114 M nodes); 2 threads splitting after 3 moves 47.0 s (136 M), after 2: 50.8 s (147 M; with
+//! an 8-seed limit 56.0 s), after 4: 52.1 s (112 M), after 1: 88 M nodes, 25-37 s on the mid-game
+//! position. Also tried: two zero-window tests at once (betas 10 and 14 from the guess 10, one
+//! thread each, sharing the table): 124 M nodes and 53 s against 46 s splitting each test, since a
+//! test searched after another finds the table filled; helper threads searching the same test
+//! with the move order rotated near the root (30-32 s on the mid-game position, 111 M nodes);
+//! ABDADA's busy flags (a move to a position another thread is searching waits for a second
+//! round): the same nodes, and marking every node 2 seeds or more above the database cost 20% of
+//! the time. The younger brothers are ordered by the work the table last recorded for them
+//! before they split, and one that stands out is searched alone first (`refutation_first`): with
+//! every node splitting, Kalah(6,5) on 2 threads went from 116 M nodes to 95 M.
 //!
 //! Under clockwise sowing positions repeat: [`cycles`] searches those rules, scoring a position
 //! that comes back on the line as 0 and keeping such line-dependent results out of the table.
@@ -161,7 +167,8 @@ fn move_order(own_gain: i32, extra_turn: bool, house: usize) -> i32 {
 }
 
 /// Nodes with at least this many seeds beyond the database split their younger brothers over
-/// the threads: smaller subtrees cost less than handing them over.
+/// the threads: smaller subtrees cost less than handing them over. Only nodes expected to fail
+/// low split (see [`Search::search`]), after their first move.
 const SPLIT_MIN_SEEDS: u32 = 11;
 
 /// A younger brother whose subtree took at least 2^REFUTATION_WORK_GAP times the nodes of every
@@ -179,9 +186,6 @@ fn refutation_first(moves: &mut [Option<Child>]) -> bool {
     moves.sort_by_key(|child| std::cmp::Reverse(work(child)));
     work(&moves[0]) >= work(&moves[1]).saturating_add(REFUTATION_WORK_GAP)
 }
-
-/// Moves searched one by one at a node before the rest go in parallel.
-const SPLIT_AFTER: usize = 3;
 
 /// Stack of the thread a zero-window test under cycles runs on: up to [`cycles::MAX_LINE`]
 /// frames of the recursion.
@@ -305,8 +309,9 @@ impl<'db> Search<'db> {
     }
 
     /// One zero-window test at `beta` (`board` not settled): the fail-soft result. With more than
-    /// one thread it runs in the pool, where nodes split their younger brothers.
-    fn pass(&mut self, board: &Position, beta: i32) -> Result<i32, SearchError> {
+    /// one thread it runs in the pool, where nodes split their younger brothers. `expect_cut`:
+    /// whether the test is expected to succeed, which tells the threads where to split.
+    fn pass(&mut self, board: &Position, beta: i32, expect_cut: bool) -> Result<i32, SearchError> {
         self.stats.passes += 1;
         self.ply = 0;
         let result = if self.rules.has_cycles() {
@@ -324,8 +329,8 @@ impl<'db> Search<'db> {
             })
         } else {
             match self.pool.clone() {
-                Some(pool) => pool.install(|| self.search(board, beta - 1, beta)),
-                None => self.search(board, beta - 1, beta),
+                Some(pool) => pool.install(|| self.search(board, beta - 1, beta, expect_cut)),
+                None => self.search(board, beta - 1, beta, expect_cut),
             }
         };
         // A worker's time-up error counts its own nodes; report the whole search's.
@@ -351,7 +356,7 @@ impl<'db> Search<'db> {
                     return (Ok(child.upper.min(floor)), Stats::default(), NO_MOVE);
                 }
                 let mut worker = this.worker(&stops);
-                let result = worker.search_child(child, floor, beta);
+                let result = worker.search_child(child, floor, beta, false);
                 if matches!(result, Ok(value) if value >= beta) {
                     cut.store(true, Ordering::Relaxed);
                 }
@@ -492,7 +497,7 @@ impl<'db> Search<'db> {
 
     /// Whether the board value of `board` is at least `beta` (`board` not settled).
     fn at_least(&mut self, board: &Position, beta: i32) -> Result<bool, SearchError> {
-        Ok(self.pass(board, beta)? >= beta)
+        Ok(self.pass(board, beta, true)? >= beta)
     }
 
     /// MTD(f): zero-window tests converging on the exact value from `guess`, inside the proven
@@ -514,7 +519,7 @@ impl<'db> Search<'db> {
         let mut value = guess.clamp(lower, upper);
         while lower < upper {
             let beta = if value == lower { value + 1 } else { value };
-            value = self.pass(board, beta)?;
+            value = self.pass(board, beta, beta == value)?;
             if value < beta {
                 upper = value;
             } else {
@@ -539,7 +544,21 @@ impl<'db> Search<'db> {
     /// Fail-soft alpha-beta on the board value of `board` (stores empty, not over, beyond the
     /// database). Returns `v`: `v <= alpha` proves the value is at most `v`, `v >= beta` that it
     /// is at least `v`, anything between is exact.
-    fn search(&mut self, board: &Position, mut alpha: i32, mut beta: i32) -> Result<i32, SearchError> {
+    ///
+    /// `expect_cut` says whether the node is expected to reach `beta` (one move will do, and it
+    /// is usually the first) or to fail low (every move must be searched). Only the second kind
+    /// splits its younger brothers over the threads: all of them are needed there, while at a node
+    /// that cuts off, brothers searched beside the move that cuts are thrown away. Measured on
+    /// empty-capture Kalah(6,5), 30-seed database, 2 threads, in the last zero-window test: nodes
+    /// of both kinds splitting after three moves threw away 25 M of 92 M nodes (one thread
+    /// searches 72 M); only the expected fail-lows, after one move: 1.7-1.9 M of 72 M.
+    fn search(
+        &mut self,
+        board: &Position,
+        mut alpha: i32,
+        mut beta: i32,
+        expect_cut: bool,
+    ) -> Result<i32, SearchError> {
         self.count_node()?;
         let nodes_before = self.stats.nodes;
         let seeds = board.seeds_on_board();
@@ -655,16 +674,14 @@ impl<'db> Search<'db> {
                     pendings += 1;
                 }
             }
-            let splits = self.pool.is_some() && seeds >= self.database_seeds + SPLIT_MIN_SEEDS;
+            let splits = self.pool.is_some() && !expect_cut && seeds >= self.database_seeds + SPLIT_MIN_SEEDS;
             let mut searched = 0;
             for next in 0..pendings {
                 // Young brothers wait: once the eldest did not cut off, the rest go in parallel,
                 // unless one of them stands out as the likely refutation (`refutation_first` puts
                 // the rest in order of recorded work, that one first).
-                let split = searched >= SPLIT_AFTER
-                    && splits
-                    && pendings - next >= 2
-                    && !refutation_first(&mut pending[next..pendings]);
+                let split =
+                    searched >= 1 && splits && pendings - next >= 2 && !refutation_first(&mut pending[next..pendings]);
                 let child = pending[next].expect("a pending move");
                 let floor = alpha.max(best);
                 if child.upper <= floor {
@@ -676,7 +693,7 @@ impl<'db> Search<'db> {
                 let (value, house) = if split {
                     self.split(&pending[next..pendings], floor, beta)?
                 } else {
-                    (self.search_child(&child, floor, beta)?, child.house)
+                    (self.search_child(&child, floor, beta, expect_cut)?, child.house)
                 };
                 searched += 1;
                 if value > best {
@@ -722,11 +739,14 @@ impl<'db> Search<'db> {
     /// The fail-soft value of one move for its mover, searching the child in the window that
     /// proves whether the move beats `floor` and reaches `beta`.
     #[inline]
-    fn search_child(&mut self, child: &Child, floor: i32, beta: i32) -> Result<i32, SearchError> {
+    fn search_child(&mut self, child: &Child, floor: i32, beta: i32, expect_cut: bool) -> Result<i32, SearchError> {
         let effect = &child.effect;
+        // A move that cuts off leaves the opponent a position where every move fails low, and
+        // the other way round; after an extra turn the same side moves, with the same hopes.
+        let expect_cut = if effect.extra_turn { expect_cut } else { !expect_cut };
         let (low, high) = effect.child_window(floor, beta);
         self.ply += 1;
-        let value = effect.value(self.search(&effect.child, low, high)?);
+        let value = effect.value(self.search(&effect.child, low, high, expect_cut)?);
         self.ply -= 1;
         Ok(value)
     }
