@@ -108,6 +108,12 @@ fn positions_far_above_the_database_start_from_an_estimate_and_keep_their_values
             for options in [options(), parallel()] {
                 let mut search = Search::new(rules, Some(&db), &options).unwrap();
                 assert_eq!(search.value(&start).unwrap(), expected, "{rules} Kalah(3,{seeds})");
+                // Bound tests from a fresh table, each led by the estimate's moves.
+                for beta in expected - 2..=expected + 2 {
+                    let mut search = Search::new(rules, Some(&db), &options).unwrap();
+                    let holds = search.board_value_at_least(&start, beta).unwrap();
+                    assert_eq!(holds, expected >= beta, "{rules} Kalah(3,{seeds}): value >= {beta}");
+                }
             }
             let mut search = Search::new(rules, Some(&db), &options()).unwrap();
             let analysis = search.analyse(&start, |_, _| {}).unwrap();

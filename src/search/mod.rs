@@ -469,7 +469,10 @@ impl<'db> Search<'db> {
         if beta > bound || beta <= -bound {
             return Ok(beta <= -bound);
         }
-        self.at_least(&board, beta)
+        // Far above the database the estimate leaves its moves in the table for the test, and
+        // says which way the test should go, which tells the threads where to split.
+        let guess = self.first_guess(&board)?;
+        Ok(self.pass(&board, beta, guess >= beta)? >= beta)
     }
 
     fn check_houses(&self, position: &Position) -> Result<(), SearchError> {
