@@ -133,7 +133,8 @@ impl Table {
 
     /// Makes the system back every page of the table now, on the threads of the current rayon
     /// pool, instead of one page at a time at the first store into it. Entries are left as they
-    /// are (each word gets a no-op atomic write, which is what claims its page).
+    /// are, also while other threads use the table: the first word of each 4 KiB page gets an
+    /// atomic write that changes nothing, which is what claims the page.
     pub fn touch_all(&self) {
         use rayon::prelude::*;
         const PAGE_WORDS: usize = 4096 / 8;
