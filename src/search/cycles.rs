@@ -131,11 +131,7 @@ impl Search<'_> {
         let mut count = 0;
         for house in board.legal_moves() {
             let effect = MoveEffect::of(&self.rules, board, house);
-            let own_gain = if effect.extra_turn { effect.gain } else { -effect.gain };
-            let mut order = move_order(own_gain, effect.extra_turn, house);
-            if house as u8 == table_move {
-                order += 1 << 20;
-            }
+            let order = move_order(&effect, house, table_move);
             children[count] = Some(Child { effect, house: house as u8, lower: 0, upper: 0, order, work: 0 });
             count += 1;
         }

@@ -101,9 +101,7 @@ impl Search<'_> {
         let mut count = 0;
         for house in board.legal_moves() {
             let effect = MoveEffect::of(&self.rules, board, house);
-            let own_gain = if effect.extra_turn { effect.gain } else { -effect.gain };
-            let order = move_order(own_gain, effect.extra_turn, house) + if house as u8 == hint { 1 << 20 } else { 0 };
-            moves[count] = Some((order, house as u8, effect));
+            moves[count] = Some((move_order(&effect, house, hint), house as u8, effect));
             count += 1;
         }
         let moves = &mut moves[..count];

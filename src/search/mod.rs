@@ -157,13 +157,16 @@ struct Child {
     work: u8,
 }
 
-/// Move ordering, larger first: seeds banked (captures), an extra turn counted as eight seeds,
-/// then the house nearest the store. Measured on Kalah(6,4) with the 24-seed database, the
-/// tie-break alone cuts the nodes fifteenfold (leftmost first: 30 M, rightmost: 2.1 M, empty
-/// capture): sowing from the right keeps the other houses' counts, and so their extra turns.
+/// Move ordering, larger first: the table's move (`table_move`, or [`NO_MOVE`]) before all
+/// others, then seeds banked (captures), an extra turn counted as eight seeds, then the house
+/// nearest the store. Measured on Kalah(6,4) with the 24-seed database, the tie-break alone cuts
+/// the nodes fifteenfold (leftmost first: 30 M, rightmost: 2.1 M, empty capture): sowing from the
+/// right keeps the other houses' counts, and so their extra turns.
 #[inline]
-fn move_order(own_gain: i32, extra_turn: bool, house: usize) -> i32 {
-    16 * own_gain + if extra_turn { 16 * 8 } else { 0 } + house as i32
+fn move_order(effect: &MoveEffect, house: usize, table_move: u8) -> i32 {
+    let own_gain = if effect.extra_turn { effect.gain } else { -effect.gain };
+    let from_table = if house as u8 == table_move { 1 << 20 } else { 0 };
+    from_table + 16 * own_gain + if effect.extra_turn { 16 * 8 } else { 0 } + house as i32
 }
 
 /// Nodes with at least this many seeds beyond the database split their younger brothers over
@@ -600,18 +603,14 @@ impl<'db> Search<'db> {
             let mut searches = 0;
             for house in board.legal_moves() {
                 let effect = MoveEffect::of(&self.rules, board, house);
-                let own_gain = if effect.extra_turn { effect.gain } else { -effect.gain };
                 let mut child = Child {
                     effect,
                     house: house as u8,
                     lower: 0,
                     upper: 0,
-                    order: move_order(own_gain, effect.extra_turn, house),
+                    order: move_order(&effect, house, table_move),
                     work: 0,
                 };
-                if house as u8 == table_move {
-                    child.order += 1 << 20;
-                }
                 if effect.over {
                     let value = effect.value(0);
                     (child.lower, child.upper) = (value, value);
