@@ -183,6 +183,18 @@ proptest! {
     }
 
     #[test]
+    fn playing_without_stores_is_emptying_the_stores_then_playing(rules in any_rules(), position in any_position()) {
+        let emptied = position.without_stores();
+        prop_assume!(!emptied.is_over(&rules));
+        for house in emptied.legal_moves() {
+            let (mut expected, mut fast) = (emptied, position);
+            let outcome = expected.play(&rules, house);
+            prop_assert_eq!(fast.play_without_stores(&rules, house), outcome, "house {}", house + 1);
+            prop_assert_eq!(fast, expected, "house {}", house + 1);
+        }
+    }
+
+    #[test]
     fn moves_conserve_seeds_and_chains_stay_within_their_bound(rules in any_rules(), position in any_position()) {
         prop_assume!(!position.is_over(&rules));
         let ring = 2 * position.houses() as u32 + 1;

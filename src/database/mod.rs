@@ -155,8 +155,8 @@ impl MoveEffect {
     /// Plays `house` from `position` (stores ignored).
     #[inline]
     pub fn of(rules: &Rules, position: &Position, house: usize) -> MoveEffect {
-        let mut child = position.without_stores();
-        let outcome = child.play(rules, house);
+        let mut child = *position;
+        let outcome = child.play_without_stores(rules, house);
         MoveEffect { child, gain: child.margin(), extra_turn: outcome.extra_turn, over: outcome.over }
     }
 
