@@ -618,7 +618,7 @@ impl<'db> Search<'db> {
             let mut probe_slots = [0usize; MAX_HOUSES];
             let mut probes = 0;
             // Children to search: slot, house key and seeds on the board, kept from the first loop.
-            let mut lookups = [(0usize, key, 0u32); MAX_HOUSES];
+            let mut lookups = [(0usize, 0u32); MAX_HOUSES];
             let mut searches = 0;
             // The move to try first (order, slot): the table's, else the best by the move order.
             let mut lead = None::<(i32, usize)>;
@@ -645,7 +645,7 @@ impl<'db> Search<'db> {
                         probe_slots[probes] = count;
                         probes += 1;
                     } else {
-                        lookups[searches] = (count, TableKey::of(&effect.child), child_seeds);
+                        lookups[searches] = (count, child_seeds);
                         searches += 1;
                     }
                 }
@@ -657,28 +657,30 @@ impl<'db> Search<'db> {
             // before another move is searched (`late`), the seeds bounding them till then.
             // Database values are all read: one that reaches beta cuts off without a search.
             let lead_house = lead.and_then(|(_, slot)| children[slot].map(|c| c.house));
-            let mut late = [(NO_MOVE, key, 0u32); MAX_HOUSES];
+            let mut late = [(NO_MOVE, 0u32); MAX_HOUSES];
             let mut lates = 0;
             if expect_cut {
                 let mut kept = 0;
                 for next in 0..searches {
-                    let (slot, child_key, child_seeds) = lookups[next];
+                    let (slot, child_seeds) = lookups[next];
                     let child = children[slot].as_mut().expect("a child");
                     if Some(child.house) == lead_house {
                         lookups[kept] = lookups[next];
                         kept += 1;
                     } else {
                         child_bounds(child, child_seeds, None);
-                        late[lates] = (child.house, child_key, child_seeds);
+                        late[lates] = (child.house, child_seeds);
                         lates += 1;
                     }
                 }
                 searches = kept;
             }
-            for &(_, child_key, _) in &lookups[..searches] {
-                self.table.prefetch(child_key);
+            let mut lookup_keys = [key; MAX_HOUSES];
+            for (&(slot, _), child_key) in lookups[..searches].iter().zip(&mut lookup_keys) {
+                *child_key = TableKey::of(&children[slot].as_ref().expect("a child").effect.child);
+                self.table.prefetch(*child_key);
             }
-            for &(slot, child_key, child_seeds) in &lookups[..searches] {
+            for (&(slot, child_seeds), &child_key) in lookups[..searches].iter().zip(&lookup_keys) {
                 let known = self.table.probe(child_key);
                 child_bounds(children[slot].as_mut().expect("a child"), child_seeds, known);
             }
@@ -702,11 +704,17 @@ impl<'db> Search<'db> {
                 break 'node (if best >= beta { best } else { ceiling }, best_move);
             }
 
-            children.sort_unstable_by_key(|c| std::cmp::Reverse(c.map_or(i32::MIN, |c| c.order)));
-            // The moves to search, best-looking first; settled ones only count.
+            // The moves to search, best-looking first; settled ones only count. (Sorting the
+            // orders and copying each child once beats sorting the children themselves.)
+            let mut by_order = [(i32::MIN, 0usize); MAX_HOUSES];
+            for (slot, child) in children.iter().enumerate() {
+                by_order[slot] = (child.map_or(i32::MIN, |c| c.order), slot);
+            }
+            by_order[..count].sort_unstable_by_key(|&(order, _)| std::cmp::Reverse(order));
             let mut pending = [None::<Child>; MAX_HOUSES];
             let mut pendings = 0;
-            for child in children.iter().flatten() {
+            for &(_, slot) in &by_order[..count] {
+                let Some(child) = &children[slot] else { continue };
                 if child.lower == child.upper {
                     best = best.max(child.upper);
                 } else {
@@ -778,19 +786,22 @@ impl<'db> Search<'db> {
         Ok(best)
     }
 
-    /// Reads the table's bounds for `late` children (house, house key, seeds on the board) into
-    /// their entries among `pending`, and returns the best lower bound now proven among them, with
-    /// its move.
-    fn read_late(&self, late: &[(u8, TableKey, u32)], pending: &mut [Option<Child>]) -> (i32, u8) {
-        for &(_, key, _) in late {
-            self.table.prefetch(key);
+    /// Reads the table's bounds for `late` children (house, seeds on the board) into their
+    /// entries among `pending`, and returns the best lower bound now proven among them, with its
+    /// move.
+    fn read_late(&self, late: &[(u8, u32)], pending: &mut [Option<Child>]) -> (i32, u8) {
+        let is_late = |child: &Child| late.iter().find(|&&(house, _)| house == child.house).map(|&(_, seeds)| seeds);
+        for child in pending.iter().flatten() {
+            if is_late(child).is_some() {
+                self.table.prefetch(TableKey::of(&child.effect.child));
+            }
         }
         let (mut best, mut best_move) = (i32::MIN, NO_MOVE);
-        for &(house, key, child_seeds) in late {
-            if let Some(child) = pending.iter_mut().flatten().find(|c| c.house == house) {
-                child_bounds(child, child_seeds, self.table.probe(key));
+        for child in pending.iter_mut().flatten() {
+            if let Some(child_seeds) = is_late(child) {
+                child_bounds(child, child_seeds, self.table.probe(TableKey::of(&child.effect.child)));
                 if child.lower > best {
-                    (best, best_move) = (child.lower, house);
+                    (best, best_move) = (child.lower, child.house);
                 }
             }
         }
