@@ -576,26 +576,21 @@ const UPTO: [u128; 17] = {
 };
 
 /// `UNIT[i]`: byte `i` holds 1, the rest 0.
-const UNIT: [u128; 16] = {
-    let mut table = [0u128; 16];
-    let mut i = 0;
-    while i < 16 {
-        table[i] = 1 << (8 * i);
-        i += 1;
-    }
-    table
-};
+const UNIT: [u128; 16] = byte_at_each_bin(1);
 
 /// `BIN[i]`: byte `i` is all ones, the rest 0.
-const BIN: [u128; 16] = {
+const BIN: [u128; 16] = byte_at_each_bin(0xFF);
+
+/// For each bin `i` of a 16-byte word, the word with `byte` in byte `i` and 0 elsewhere.
+const fn byte_at_each_bin(byte: u8) -> [u128; 16] {
     let mut table = [0u128; 16];
     let mut i = 0;
     while i < 16 {
-        table[i] = 0xFF << (8 * i);
+        table[i] = (byte as u128) << (8 * i);
         i += 1;
     }
     table
-};
+}
 
 /// The next bin around a ring of `ring` bins, one way or the other.
 #[inline]

@@ -620,8 +620,8 @@ impl<'db> Search<'db> {
             // Children to search: slot, house key and seeds on the board, kept from the first loop.
             let mut lookups = [(0usize, 0u32); MAX_HOUSES];
             let mut searches = 0;
-            // The move to try first (order, slot): the table's, else the best by the move order.
-            let mut lead = None::<(i32, usize)>;
+            // The move to try first (order, house): the table's, else the best by the move order.
+            let mut lead = None::<(i32, u8)>;
             for house in board.legal_moves() {
                 let effect = MoveEffect::of(&self.rules, board, house);
                 let mut child = Child {
@@ -637,7 +637,7 @@ impl<'db> Search<'db> {
                     (child.lower, child.upper) = (value, value);
                 } else {
                     if lead.is_none_or(|(order, _)| child.order > order) {
-                        lead = Some((child.order, count));
+                        lead = Some((child.order, child.house));
                     }
                     let child_seeds = seeds - (effect.child.mover_store() + effect.child.opponent_store()) as u32;
                     if let Some(db) = self.database.filter(|_| child_seeds <= self.database_seeds) {
@@ -656,7 +656,7 @@ impl<'db> Search<'db> {
             // the children to search only that one's bucket is read now: the others' are read
             // before another move is searched (`late`), the seeds bounding them till then.
             // Database values are all read: one that reaches beta cuts off without a search.
-            let lead_house = lead.and_then(|(_, slot)| children[slot].map(|c| c.house));
+            let lead_house = lead.map(|(_, house)| house);
             let mut late = [(NO_MOVE, 0u32); MAX_HOUSES];
             let mut lates = 0;
             if expect_cut {
@@ -790,19 +790,23 @@ impl<'db> Search<'db> {
     /// entries among `pending`, and returns the best lower bound now proven among them, with its
     /// move.
     fn read_late(&self, late: &[(u8, u32)], pending: &mut [Option<Child>]) -> (i32, u8) {
-        let is_late = |child: &Child| late.iter().find(|&&(house, _)| house == child.house).map(|&(_, seeds)| seeds);
-        for child in pending.iter().flatten() {
-            if is_late(child).is_some() {
-                self.table.prefetch(TableKey::of(&child.effect.child));
+        // The seeds and key of each late child, by its place in `pending`, found once for both
+        // passes.
+        let mut reads = [None::<(u32, TableKey)>; MAX_HOUSES];
+        for (at, child) in pending.iter().enumerate() {
+            let Some(child) = child else { continue };
+            if let Some(&(_, child_seeds)) = late.iter().find(|&&(house, _)| house == child.house) {
+                let key = TableKey::of(&child.effect.child);
+                self.table.prefetch(key);
+                reads[at] = Some((child_seeds, key));
             }
         }
         let (mut best, mut best_move) = (i32::MIN, NO_MOVE);
-        for child in pending.iter_mut().flatten() {
-            if let Some(child_seeds) = is_late(child) {
-                child_bounds(child, child_seeds, self.table.probe(TableKey::of(&child.effect.child)));
-                if child.lower > best {
-                    (best, best_move) = (child.lower, child.house);
-                }
+        for (child, read) in pending.iter_mut().zip(reads) {
+            let (Some(child), Some((child_seeds, key))) = (child, read) else { continue };
+            child_bounds(child, child_seeds, self.table.probe(key));
+            if child.lower > best {
+                (best, best_move) = (child.lower, child.house);
             }
         }
         (best, best_move)
