@@ -255,7 +255,7 @@ fn a_task_out_of_time_keeps_its_bounds_and_its_saved_table_for_the_next_run() {
     assert!(!results.join("slow.table").exists());
 
     // A damaged table is reported and not used.
-    std::fs::write(results.join("slow.table"), b"KALAHTT2 but nothing else").unwrap();
+    std::fs::write(results.join("slow.table"), b"KALAHTT3 but nothing else").unwrap();
     std::fs::remove_file(results.join("slow.tasks.jsonl")).unwrap();
     let output = kalah(&base);
     assert!(output.status.success());

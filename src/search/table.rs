@@ -9,14 +9,23 @@
 //! bounds read back are always proven. (The house key alone would not do: three houses per side
 //! with counts `a b c` read the same as four with `a b c 0`.)
 //!
-//! Layout: one 64-byte cache line per bucket: a version word, then two entries of three words (key
-//! low, key high, data). The version makes each bucket a sequence lock: a writer makes it odd while
-//! it writes, a reader that sees it odd or changed treats the read as a miss. A writer that finds
-//! the bucket locked drops its store (the table may always forget), so no thread ever waits, and
-//! no reader ever sees half of one entry with half of another.
+//! Layout: one 64-byte cache line per bucket: a 4-byte version, then three entries of five 4-byte
+//! words (the key's 16 bytes, then the data: bounds, move, work, houses per side). The version
+//! makes each bucket a sequence lock: a writer makes it odd while it writes, a reader that sees it
+//! odd or changed treats the read as a miss (4 bytes wrap round only after 2^31 writes to one
+//! bucket, far more than a reader is ever held up for). A writer that finds the bucket locked drops its store
+//! (the table may always forget), so no thread ever waits, and no reader ever sees half of one
+//! entry with half of another. Three entries a line instead of two (8-byte words: a version, two
+//! entries of three words and a spare word) hold half as many positions again in the same memory:
+//! empty-capture Kalah(6,5) over the 24-seed database (1 GiB, 2 threads) 651 M nodes and 129.6 s
+//! with two, 602 M and 125.1 s with three; the mid-game position of the search notes (one thread)
+//! 43.4 M nodes and 19.1 s against 42.9 M and 17.8 s.
+//! Bounds are kept in one byte each: beyond the byte's range they are weakened (a lower bound
+//! above 127 is kept as 127), or kept as none (-128 for the lower, 127 for the upper), which only
+//! boards with over 127 seeds ever need.
 
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU64, Ordering, fence};
+use std::sync::atomic::{AtomicU32, Ordering, fence};
 
 use memmap2::{MmapMut, MmapOptions};
 
@@ -25,8 +34,14 @@ use crate::board::Position;
 /// No move recorded.
 pub const NO_MOVE: u8 = u8::MAX;
 
-/// Words per bucket: the version, two entries of three words, one spare.
-const BUCKET_WORDS: usize = 8;
+/// 4-byte words per bucket: the version, then [`ENTRIES`] entries of [`ENTRY_WORDS`] words.
+const BUCKET_WORDS: usize = 16;
+/// Entries per bucket.
+const ENTRIES: usize = 3;
+/// Words per entry: the key's four, then the data.
+const ENTRY_WORDS: usize = 5;
+/// The data word's move field when there is none.
+const NO_MOVE_BITS: u32 = 0xF;
 
 /// A position as the table knows it: its houses and how many there are per side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,33 +71,58 @@ pub struct Known {
     pub work: u8,
 }
 
-/// One entry's data word: bounds, best move, work (log2 of the nodes behind the proof), and the
-/// houses per side of the position (the rest of its key).
+/// One entry's data word: bounds (one byte each, see the module notes), best move (4 bits), work
+/// (log2 of the nodes behind the proof, 6 bits) and the houses per side of the position (the rest
+/// of its key, 4 bits). An empty entry's word is 0: a stored one always has houses.
 #[derive(Clone, Copy)]
 struct Data {
-    lower: i16,
-    upper: i16,
+    lower: i8,
+    upper: i8,
     best: u8,
     work: u8,
     size: u8,
 }
 
+/// A lower bound's byte: itself, weakened to 127 above, or -128 (none) below -127.
+fn lower_byte(lower: i32) -> i8 {
+    lower.clamp(-128, 127) as i8
+}
+
+/// An upper bound's byte: itself, weakened to -128 below, or 127 (none) above 126.
+fn upper_byte(upper: i32) -> i8 {
+    upper.clamp(-128, 127) as i8
+}
+
+/// What no bound means, read back: far beyond any board's seeds (the search clamps it to them).
+const UNBOUNDED: i32 = 1 << 15;
+
 impl Data {
-    fn pack(self) -> u64 {
-        u64::from(self.lower as u16)
-            | u64::from(self.upper as u16) << 16
-            | u64::from(self.best) << 32
-            | u64::from(self.work) << 40
-            | u64::from(self.size) << 48
+    fn pack(self) -> u32 {
+        let best = if self.best == NO_MOVE { NO_MOVE_BITS } else { u32::from(self.best) & 0x7 };
+        u32::from(self.lower as u8)
+            | u32::from(self.upper as u8) << 8
+            | best << 16
+            | u32::from(self.work.min(63)) << 20
+            | u32::from(self.size & 0xF) << 26
     }
 
-    fn unpack(word: u64) -> Data {
+    fn unpack(word: u32) -> Data {
+        let best = (word >> 16) & 0xF;
         Data {
-            lower: word as u16 as i16,
-            upper: (word >> 16) as u16 as i16,
-            best: (word >> 32) as u8,
-            work: (word >> 40) as u8,
-            size: (word >> 48) as u8,
+            lower: word as u8 as i8,
+            upper: (word >> 8) as u8 as i8,
+            best: if best == NO_MOVE_BITS { NO_MOVE } else { best as u8 },
+            work: ((word >> 20) & 0x3F) as u8,
+            size: ((word >> 26) & 0xF) as u8,
+        }
+    }
+
+    fn known(self) -> Known {
+        Known {
+            lower: if self.lower == i8::MIN { -UNBOUNDED } else { i32::from(self.lower) },
+            upper: if self.upper == i8::MAX { UNBOUNDED } else { i32::from(self.upper) },
+            best: self.best,
+            work: self.work,
         }
     }
 }
@@ -92,7 +132,7 @@ pub struct Table {
     /// Keeps the memory mapped; only reached through `words`.
     _memory: MmapMut,
     /// The mapping's words, all accessed atomically.
-    words: NonNull<AtomicU64>,
+    words: NonNull<AtomicU32>,
     len: usize,
     mask: usize,
 }
@@ -111,8 +151,8 @@ fn hash(key: TableKey) -> u64 {
 }
 
 impl Table {
-    /// Bytes per bucket (two entries).
-    pub const BUCKET_BYTES: usize = BUCKET_WORDS * 8;
+    /// Bytes per bucket (three entries).
+    pub const BUCKET_BYTES: usize = BUCKET_WORDS * 4;
 
     /// A table using at most `bytes` of memory (at least one bucket), a power of two of buckets,
     /// in anonymous memory advised for huge pages: every probe is a random read, and with 4 KiB
@@ -121,13 +161,13 @@ impl Table {
         let buckets = (bytes / Table::BUCKET_BYTES).max(1);
         let buckets = if buckets.is_power_of_two() { buckets } else { buckets.next_power_of_two() / 2 };
         let len = buckets * BUCKET_WORDS;
-        let mut memory = MmapOptions::new().len(len * 8).map_anon().expect("memory for the transposition table");
+        let mut memory = MmapOptions::new().len(len * 4).map_anon().expect("memory for the transposition table");
         #[cfg(target_os = "linux")]
-        if len * 8 >= 2 << 20 {
+        if len * 4 >= 2 << 20 {
             // Only a hint: without transparent huge pages everything still works.
             let _ = memory.advise(memmap2::Advice::HugePage);
         }
-        let words = NonNull::new(memory.as_mut_ptr().cast::<AtomicU64>()).expect("a mapped address");
+        let words = NonNull::new(memory.as_mut_ptr().cast::<AtomicU32>()).expect("a mapped address");
         Table { _memory: memory, words, len, mask: buckets - 1 }
     }
 
@@ -137,7 +177,7 @@ impl Table {
     /// atomic write that changes nothing, which is what claims the page.
     pub fn touch_all(&self) {
         use rayon::prelude::*;
-        const PAGE_WORDS: usize = 4096 / 8;
+        const PAGE_WORDS: usize = 4096 / 4;
         self.words().par_chunks(PAGE_WORDS).for_each(|page| {
             page[0].fetch_or(0, Ordering::Relaxed);
         });
@@ -145,19 +185,19 @@ impl Table {
 
     /// Memory used, in bytes.
     pub fn bytes(&self) -> usize {
-        self.len * 8
+        self.len * 4
     }
 
     #[inline]
-    fn words(&self) -> &[AtomicU64] {
-        // SAFETY: the mapping is page-aligned (so 8-byte aligned), `len` words long, zeroed at
-        // creation (a valid AtomicU64 is any 8 bytes) and alive as long as `self`; every access
+    fn words(&self) -> &[AtomicU32] {
+        // SAFETY: the mapping is page-aligned (so 4-byte aligned), `len` words long, zeroed at
+        // creation (a valid AtomicU32 is any 4 bytes) and alive as long as `self`; every access
         // goes through these atomics.
         unsafe { std::slice::from_raw_parts(self.words.as_ptr(), self.len) }
     }
 
     #[inline]
-    fn bucket(&self, key: TableKey) -> &[AtomicU64] {
+    fn bucket(&self, key: TableKey) -> &[AtomicU32] {
         let start = (hash(key) as usize & self.mask) * BUCKET_WORDS;
         &self.words()[start..start + BUCKET_WORDS]
     }
@@ -172,16 +212,16 @@ impl Table {
     /// its bucket).
     #[inline]
     pub fn probe(&self, key: TableKey) -> Option<Known> {
-        let (low, high) = (key.houses as u64, (key.houses >> 64) as u64);
+        let words = key_words(key);
         let bucket = self.bucket(key);
         let version = bucket[0].load(Ordering::Acquire);
         if version & 1 != 0 {
             return None;
         }
         let mut found = None;
-        for entry in bucket[1..7].chunks_exact(3) {
-            if entry[0].load(Ordering::Relaxed) == low && entry[1].load(Ordering::Relaxed) == high {
-                let data = Data::unpack(entry[2].load(Ordering::Relaxed));
+        for entry in bucket[1..].chunks_exact(ENTRY_WORDS) {
+            if (0..4).all(|i| entry[i].load(Ordering::Relaxed) == words[i]) {
+                let data = Data::unpack(entry[4].load(Ordering::Relaxed));
                 if data.size == key.size {
                     found = Some(data);
                     break;
@@ -192,16 +232,17 @@ impl Table {
         if bucket[0].load(Ordering::Relaxed) != version {
             return None;
         }
-        found.map(|d| Known { lower: i32::from(d.lower), upper: i32::from(d.upper), best: d.best, work: d.work })
+        found.map(Data::known)
     }
 
     /// Records proven bounds for `key`. Bounds already held for it are kept where tighter: both
-    /// are proofs about the same exact value. `nodes` is the work the proof took. Dropped when
-    /// another thread is writing the same bucket.
+    /// are proofs about the same exact value. `nodes` is the work the proof took; a new key takes
+    /// the place of the entry with the least work. Dropped when another thread is writing the
+    /// same bucket.
     #[inline]
     pub fn store(&self, key: TableKey, lower: i32, upper: i32, best: u8, nodes: u64) {
         debug_assert!(lower <= upper, "bounds {lower}..{upper} contradict");
-        let (low, high) = (key.houses as u64, (key.houses >> 64) as u64);
+        let words = key_words(key);
         let work = (64 - nodes.leading_zeros()) as u8;
         let bucket = self.bucket(key);
         let version = bucket[0].load(Ordering::Relaxed);
@@ -211,38 +252,43 @@ impl Table {
             return;
         }
         fence(Ordering::Release);
-        let read = |i: usize| (bucket[1 + 3 * i].load(Ordering::Relaxed), bucket[2 + 3 * i].load(Ordering::Relaxed));
-        let data = |i: usize| Data::unpack(bucket[3 + 3 * i].load(Ordering::Relaxed));
-        let write = |i: usize, (key_low, key_high): (u64, u64), d: Data| {
-            bucket[1 + 3 * i].store(key_low, Ordering::Relaxed);
-            bucket[2 + 3 * i].store(key_high, Ordering::Relaxed);
-            bucket[3 + 3 * i].store(d.pack(), Ordering::Relaxed);
+        let entry = |i: usize| &bucket[1 + ENTRY_WORDS * i..1 + ENTRY_WORDS * (i + 1)];
+        let data = |i: usize| Data::unpack(entry(i)[4].load(Ordering::Relaxed));
+        let holds_key =
+            |i: usize| (0..4).all(|w| entry(i)[w].load(Ordering::Relaxed) == words[w]) && data(i).size == key.size;
+        let fresh = Data { lower: lower_byte(lower), upper: upper_byte(upper), best, work, size: key.size };
+        let (slot, written) = match (0..ENTRIES).find(|&i| holds_key(i)) {
+            Some(i) => {
+                let old = data(i);
+                let merged = Data {
+                    lower: old.lower.max(fresh.lower),
+                    upper: old.upper.min(fresh.upper),
+                    best: if best != NO_MOVE { best } else { old.best },
+                    work: old.work.max(work),
+                    size: key.size,
+                };
+                (i, merged)
+            }
+            // The cheapest proof goes (an empty entry has none); of equals, the last.
+            None => ((0..ENTRIES).rev().min_by_key(|&i| data(i).work).expect("entries"), fresh),
         };
-        let fresh = Data { lower: lower as i16, upper: upper as i16, best, work, size: key.size };
-        if let Some(i) = (0..2).find(|&i| read(i) == (low, high) && data(i).size == key.size) {
-            let old = data(i);
-            let merged = Data {
-                lower: old.lower.max(fresh.lower),
-                upper: old.upper.min(fresh.upper),
-                best: if best != NO_MOVE { best } else { old.best },
-                work: old.work.max(work),
-                size: key.size,
-            };
-            write(i, (low, high), merged);
-        } else if work >= data(0).work {
-            // The first entry keeps the costliest proof; the one it displaces moves to the second.
-            write(1, read(0), data(0));
-            write(0, (low, high), fresh);
-        } else {
-            write(1, (low, high), fresh);
+        for (target, word) in entry(slot).iter().zip(words.iter().chain([&written.pack()])) {
+            target.store(*word, Ordering::Relaxed);
         }
-        bucket[0].store(version + 2, Ordering::Release);
+        bucket[0].store(version.wrapping_add(2), Ordering::Release);
     }
 }
 
+/// A key's four words as an entry keeps them.
+#[inline]
+fn key_words(key: TableKey) -> [u32; 4] {
+    let h = key.houses;
+    [h as u32, (h >> 32) as u32, (h >> 64) as u32, (h >> 96) as u32]
+}
+
 /// First bytes of a saved table.
-/// (Version 2: entries name their houses per side.)
-const SNAPSHOT_MAGIC: &[u8; 8] = b"KALAHTT2";
+/// (Version 2: entries name their houses per side; version 3: three entries a bucket.)
+const SNAPSHOT_MAGIC: &[u8; 8] = b"KALAHTT3";
 
 /// Why a saved table cannot be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -326,7 +372,7 @@ impl Table {
         }
         let len = read_word(&mut file)?;
         if len != self.len as u64 {
-            return Err(unusable(format!("saved from a table of {} bytes, this one has {}", len * 8, self.bytes())));
+            return Err(unusable(format!("saved from a table of {} bytes, this one has {}", len * 4, self.bytes())));
         }
         let tag_len = read_word(&mut file)?;
         let mut saved_tag = vec![0u8; tag_len.min(1 << 16) as usize];
@@ -337,12 +383,12 @@ impl Table {
         let mut contents = || {
             let mut hasher = xxhash_rust::xxh3::Xxh3::new();
             let mut chunk = vec![0u8; 1 << 20];
-            for words in self.words().chunks(chunk.len() / 8) {
-                let bytes = &mut chunk[..words.len() * 8];
+            for words in self.words().chunks(chunk.len() / 4) {
+                let bytes = &mut chunk[..words.len() * 4];
                 file.read_exact(bytes).map_err(io)?;
                 hasher.update(bytes);
-                for (target, bytes) in words.iter().zip(bytes.chunks_exact(8)) {
-                    target.store(u64::from_le_bytes(bytes.try_into().expect("8 bytes")), Ordering::Relaxed);
+                for (target, bytes) in words.iter().zip(bytes.chunks_exact(4)) {
+                    target.store(u32::from_le_bytes(bytes.try_into().expect("4 bytes")), Ordering::Relaxed);
                 }
             }
             match read_word(&mut file)? == hasher.digest() {
@@ -373,18 +419,48 @@ mod tests {
         table.store(k(7), -3, 10, 2, 1000);
         table.store(k(7), 0, 12, NO_MOVE, 10);
         assert_eq!(table.probe(k(7)), Some(Known { lower: 0, upper: 10, best: 2, work: 10 }));
-        // One bucket: two cheap newcomers take turns in the second entry, the costly one stays.
+        // One bucket of three entries: newcomers take the place of the cheapest proof.
         table.store(k(8), -1, 1, 0, 1);
         table.store(k(9 << 64), 2, 2, 0, 1);
-        assert_eq!(table.probe(k(7)).map(|k| k.lower), Some(0));
-        assert_eq!(table.probe(k(8)), None);
-        assert_eq!(table.probe(k(9 << 64)).map(|k| k.upper), Some(2));
-        assert_eq!(table.probe(k(9)), None, "both halves of the key are compared");
-        let three_houses = TableKey { houses: 9 << 64, size: 3 };
+        assert_eq!(table.probe(k(8)).map(|k| k.upper), Some(1), "three entries held");
+        table.store(k(10), 5, 5, 1, 1);
+        assert_eq!(table.probe(k(7)).map(|k| k.lower), Some(0), "the costly one stays");
+        assert_eq!(table.probe(k(10)).map(|k| k.lower), Some(5));
+        assert_eq!(
+            [k(8), k(9 << 64)].iter().filter(|&&key| table.probe(key).is_some()).count(),
+            1,
+            "one cheap entry made room"
+        );
+        assert_eq!(table.probe(k(9)), None, "every word of the key is compared");
+        let three_houses = TableKey { houses: 10, size: 3 };
         assert_eq!(table.probe(three_houses), None, "the same houses on a board of another size");
         table.store(three_houses, -4, -4, 1, 1 << 20);
         assert_eq!(table.probe(three_houses).map(|k| k.lower), Some(-4));
-        assert_ne!(table.probe(k(9 << 64)).map(|k| k.lower), Some(-4), "a 3-house entry read for 6 houses");
+        assert_ne!(table.probe(k(10)).map(|k| k.lower), Some(-4), "a 3-house entry read for 6 houses");
+    }
+
+    /// Bounds beyond a byte's range come back weakened, never wrong: a lower bound above 127 as
+    /// 127, an upper one below -128 as -128, and the other side as no bound at all.
+    #[test]
+    fn bounds_beyond_a_byte_are_weakened() {
+        let table = Table::with_bytes(1 << 16);
+        table.store(k(1), 150, 300, 3, 5);
+        let high = table.probe(k(1)).unwrap();
+        assert_eq!(high.lower, 127);
+        assert!(high.upper >= 300, "{high:?}");
+        table.store(k(2), -300, -150, NO_MOVE, 5);
+        let low = table.probe(k(2)).unwrap();
+        assert!(low.lower <= -300, "{low:?}");
+        assert_eq!((low.upper, low.best), (-128, NO_MOVE));
+        // At the edges of the range: -127 and 126 are bounds, -128 and 127 would not be.
+        table.store(k(3), -127, 126, 0, 5);
+        assert_eq!(table.probe(k(3)).map(|k| (k.lower, k.upper)), Some((-127, 126)));
+        table.store(k(4), -128, 127, 0, 5);
+        let none = table.probe(k(4)).unwrap();
+        assert!(none.lower <= -128 && none.upper >= 127, "{none:?}");
+        // Tighter bounds stored later still tighten.
+        table.store(k(4), -20, 30, 0, 5);
+        assert_eq!(table.probe(k(4)).map(|k| (k.lower, k.upper)), Some((-20, 30)));
     }
 
     #[test]
@@ -450,7 +526,7 @@ mod tests {
                 scope.spawn(move || {
                     for i in 0..200_000u64 {
                         let key = u128::from(1 + (i * 7 + thread) % 5);
-                        let value = key as i32 * 100;
+                        let value = key as i32 * 20;
                         if thread < 2 {
                             table.store(k(key), value, value, (key % 6) as u8, i);
                         } else if let Some(known) = table.probe(k(key)) {
