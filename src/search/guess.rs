@@ -49,6 +49,27 @@ const HINT_MIN_DEPTH: u32 = 6;
 /// Iterations stop at this depth whatever they cost (sowings from the root).
 const GUESS_MAX_DEPTH: u32 = 64;
 
+/// Nodes of a zero-window test expected to cut off, with no move in the table, at most this many
+/// seeds below the test's root and at least [`LEAD_MIN_SEEDS`] beyond the database, try first the
+/// move of an estimate of their own ([`Search::lead_by_estimate`]). Near the root a wrong first
+/// try at such a node costs millions of nodes: counted in the last test of standard Kalah(6,5) over
+/// the 30-seed database, two nodes 5 seeds below the root whose house order tried a move that
+/// fails first spent 13.8 M and 12.6 M nodes on it, of 170 M in the test. Measured (2 threads,
+/// alternating, 2026-11-23), by how far beyond the database the estimate ran instead: 30-seed
+/// database, standard rules 168.8-169.0 M nodes and 40.4-44.6 s without, 102.8 M and 25.6-26.2 s
+/// from 24 seeds beyond (6 below the root), 109 M from 22, no change from 26; empty capture 71-72
+/// M nodes and 19.3-19.4 s without, 41.0 M and 11.0-11.5 s from 24. Over the 24-seed database
+/// (empty capture) 599 M nodes and 113.8 s without, 324 M and 64.0 s from 30 beyond (6 below the
+/// root), 340 M from 28, 406 M and 74.7 s from 26, and from 24 (12 below the root) 4,261 estimates
+/// cost 236 M nodes: hence a depth below the root.
+const LEAD_BELOW_ROOT: u32 = 6;
+/// See [`LEAD_BELOW_ROOT`]: nearer the database the subtrees are too small to pay for an estimate.
+const LEAD_MIN_SEEDS: u32 = 20;
+/// A node's estimate deepens until one iteration searches this many nodes, or all of them four
+/// times as many (standard Kalah(6,5) over the 30-seed database: 2^13 gave 102.8 M nodes, 2^15
+/// 97.7 M in the same time; empty capture 41.0 M and 42.4 M).
+const LEAD_NODES: u64 = 1 << 14;
+
 impl Search<'_> {
     /// Where MTD(f) starts for `board` (stores empty, not settled): an estimate when a database is
     /// probed and the board holds at least [`GUESS_MIN_SEEDS`] seeds more than it, else 0. The
@@ -82,16 +103,53 @@ impl Search<'_> {
         Ok(guess)
     }
 
+    /// Whether a node with `seeds` on the board, expected to cut off and with no move in the
+    /// table, chooses its first move by [`Search::lead_by_estimate`] (see [`LEAD_BELOW_ROOT`]).
+    #[inline]
+    pub(super) fn leads_by_estimate(&self, seeds: u32) -> bool {
+        self.database.is_some()
+            && seeds + LEAD_BELOW_ROOT >= self.root_seeds
+            && seeds >= self.database_seeds + LEAD_MIN_SEEDS
+    }
+
+    /// The best move for the side to move in `board` (not over, beyond the database) by an
+    /// estimate deepened until it costs [`LEAD_NODES`]; its nodes count as the search's.
+    pub(super) fn lead_by_estimate(&mut self, board: &Position) -> Result<u8, SearchError> {
+        let bound = super::seed_bound(board.seeds_on_board());
+        let start = self.stats.nodes;
+        let mut best = NO_MOVE;
+        for depth in 1..=GUESS_MAX_DEPTH {
+            let before = self.stats.nodes;
+            best = self.estimate_with_move(board, depth, -bound, bound)?.1;
+            if self.stats.nodes - before >= LEAD_NODES || self.stats.nodes - start >= 4 * LEAD_NODES {
+                break;
+            }
+        }
+        Ok(best)
+    }
+
     /// Fail-soft alpha-beta over `depth` more sowings on the board value of `board` (not over;
     /// its stores are ignored), a position at the horizon counting 0. Nodes with at least
     /// [`HINT_MIN_DEPTH`] sowings to go try the table's move first and leave theirs there.
-    fn estimate(&mut self, board: &Position, depth: u32, mut alpha: i32, beta: i32) -> Result<i32, SearchError> {
+    fn estimate(&mut self, board: &Position, depth: u32, alpha: i32, beta: i32) -> Result<i32, SearchError> {
+        Ok(self.estimate_with_move(board, depth, alpha, beta)?.0)
+    }
+
+    /// [`Search::estimate`], and the move that gave it ([`NO_MOVE`] at the horizon or in the
+    /// database).
+    fn estimate_with_move(
+        &mut self,
+        board: &Position,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> Result<(i32, u8), SearchError> {
         self.count_node()?;
         if let Some(db) = self.database.filter(|_| board.seeds_on_board() <= self.database_seeds) {
-            return Ok(db.board_value(board)?);
+            return Ok((db.board_value(board)?, NO_MOVE));
         }
         if depth == 0 {
-            return Ok(0);
+            return Ok((0, NO_MOVE));
         }
         let hinted = depth >= HINT_MIN_DEPTH;
         let key = TableKey::of(board);
@@ -128,7 +186,7 @@ impl Search<'_> {
             let bound = super::seed_bound(board.seeds_on_board());
             self.table.store(key, -bound, bound, best_move, self.stats.nodes - nodes_before);
         }
-        Ok(best)
+        Ok((best, best_move))
     }
 }
 
@@ -198,6 +256,26 @@ mod tests {
                     shallow.estimate(&board, HINT_MIN_DEPTH - 1, -bound, bound).unwrap();
                     assert!(shallow.table.probe(TableKey::of(&board)).is_none(), "{rules} {board}");
                 }
+            }
+        }
+    }
+
+    /// On boards whose whole game fits the estimate's node budget, the lead it gives a node is
+    /// a best move: its value, by the reference solver, is the position's.
+    #[test]
+    fn the_lead_by_estimate_is_a_best_move_where_the_estimate_sees_every_end() {
+        let options = SearchOptions { table_bytes: 1 << 16, deadline: None, threads: 1 };
+        for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE] {
+            let mut solver = Solver::new(rules).unwrap();
+            for (houses, seeds) in [(2, 3), (3, 2), (3, 3)] {
+                let board = Position::start(houses, seeds).unwrap();
+                let mut search = Search::new(rules, None, &options).unwrap();
+                let lead = usize::from(search.lead_by_estimate(&board).unwrap());
+                assert!(board.legal_moves().any(|house| house == lead), "{rules} Kalah({houses},{seeds}): {lead}");
+                let effect = MoveEffect::of(&rules, &board, lead);
+                let value = effect.value(if effect.over { 0 } else { solver.board_value(&effect.child) });
+                assert_eq!(value, solver.board_value(&board), "{rules} Kalah({houses},{seeds}): move {lead}");
+                assert!(!search.leads_by_estimate(board.seeds_on_board()), "only with a database");
             }
         }
     }

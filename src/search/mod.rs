@@ -17,7 +17,11 @@
 //! 21.8-22.8 s for 1.3% more nodes; the skipped reads had been cache misses, and almost never
 //! cut off); starting that read as soon as the child is worked out, houses taken from the store's
 //! end so that the lead mostly comes first, rather than after every move is worked out (the
-//! mid-game position below, one thread: 17.65-17.98 s to 16.22-16.90 s, the same nodes). What does not: that guess on Kalah(6,4) (7 passes from 0 cost 2.07 M nodes, 2
+//! mid-game position below, one thread: 17.65-17.98 s to 16.22-16.90 s, the same nodes).
+//! Near the root of a zero-window test, a node expected to cut off with no move in the table tries
+//! first the move of a small estimate of its own ([`guess`], `LEAD_BELOW_ROOT`): a wrong first try
+//! there costs millions of nodes (Kalah(6,5) over the 30-seed database, 2 threads: standard 169 M
+//! nodes and 40-45 s to 97 M and 22-26 s, empty capture 71 M and 19.3 s to 41 M and 11 s). What does not: that guess on Kalah(6,4) (7 passes from 0 cost 2.07 M nodes, 2
 //! passes from the exact value 2.07 M: the last two passes are the whole cost), a history
 //! heuristic (as a tie-break it never fires, in place of the house order it costs 14 times the
 //! nodes), and handing the table
@@ -244,6 +248,8 @@ pub struct Search<'db> {
     stops: Vec<Arc<AtomicBool>>,
     /// Moves from the root of the current zero-window test.
     ply: u32,
+    /// Seeds on the board at the root of the current zero-window test.
+    root_seeds: u32,
     /// Under rules with cycles: the positions (house keys) on the line being searched, each with
     /// its ply.
     line: HashMap<u128, u32, BuildHasherDefault<KeyHasher>>,
@@ -304,6 +310,7 @@ impl<'db> Search<'db> {
             pool: None,
             stops: Vec::new(),
             ply: 0,
+            root_seeds: 0,
             line: HashMap::default(),
             horizon: Horizon { moves: FIRST_HORIZON, pessimistic: true },
             first_horizon: FIRST_HORIZON,
@@ -338,6 +345,7 @@ impl<'db> Search<'db> {
     fn pass(&mut self, board: &Position, beta: i32, expect_cut: bool) -> Result<i32, SearchError> {
         self.stats.passes += 1;
         self.ply = 0;
+        self.root_seeds = board.seeds_on_board();
         let result = if self.rules.has_cycles() {
             // Single-threaded: results that depend on the line cannot be handed between threads.
             // Lines through repeating positions can be long: the test runs on a thread with a
@@ -608,6 +616,9 @@ impl<'db> Search<'db> {
             alpha = alpha.max(known.lower);
             beta = beta.min(known.upper);
             table_move = known.best;
+        }
+        if expect_cut && table_move == NO_MOVE && self.leads_by_estimate(seeds) {
+            table_move = self.lead_by_estimate(board)?;
         }
 
         let mut children = [None::<Child>; MAX_HOUSES];
