@@ -64,10 +64,11 @@ const GUESS_MAX_DEPTH: u32 = 64;
 /// cost 236 M nodes: hence a depth below the root.
 const LEAD_BELOW_ROOT: u32 = 6;
 /// See [`LEAD_BELOW_ROOT`]: nearer the database the subtrees are too small to pay for an estimate.
-/// Kalah(6,4), whose start is 24 seeds beyond the 24-seed database (one thread): 2.07 M nodes
-/// (empty capture) and 4.37 M (standard) without estimates, 2.38 M and 4.64 M with one at the
-/// start (from 24), 3.14 M and 4.92 M from 20. (Kalah(6,5) only runs them from 24 on.)
-const LEAD_MIN_SEEDS: u32 = 25;
+/// Kalah(6,4), whose start is 24 seeds beyond the 24-seed database (kalah bench, one thread):
+/// 2.07 M nodes (empty capture) and 4.37 M (standard) without estimates, 2.38 M and 4.64 M with
+/// one at the start (from 24), 3.14 M and 4.92 M from 20. Standard Kalah(6,5) over the 30-seed
+/// database needs its nodes 24 beyond (6 below the start): from 25 on, 107.6 M nodes against 97.3 M.
+const LEAD_MIN_SEEDS: u32 = 24;
 /// A node's estimate deepens until one iteration searches this many nodes, or all of them four
 /// times as many (standard Kalah(6,5) over the 30-seed database: 2^13 gave 102.8 M nodes, 2^15
 /// 97.7 M in the same time; empty capture 41.0 M and 42.4 M).
