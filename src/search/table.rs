@@ -13,9 +13,9 @@
 //! words (the key's 16 bytes, then the data: bounds, move, work, houses per side). The version
 //! makes each bucket a sequence lock: a writer makes it odd while it writes, a reader that sees it
 //! odd or changed treats the read as a miss (4 bytes wrap round only after 2^31 writes to one
-//! bucket, far more than a reader is ever held up for). A writer that finds the bucket locked drops its store
-//! (the table may always forget), so no thread ever waits, and no reader ever sees half of one
-//! entry with half of another. Three entries a line instead of two (8-byte words: a version, two
+//! bucket, far more than a reader is ever held up for). A writer that finds the bucket locked
+//! drops its store (the table may always forget), so no thread ever waits, and no reader ever sees
+//! half of one entry with half of another. Three entries a line instead of two (8-byte words: a version, two
 //! entries of three words and a spare word) hold half as many positions again in the same memory:
 //! empty-capture Kalah(6,5) over the 24-seed database (1 GiB, 2 threads) 651 M nodes and 129.6 s
 //! with two, 602 M and 125.1 s with three; the mid-game position of the search notes (one thread)
