@@ -18,8 +18,8 @@
 //! cut off); starting that read as soon as the child is worked out, houses taken from the store's
 //! end so that the lead mostly comes first, rather than after every move is worked out (the
 //! mid-game position below, one thread: 17.65-17.98 s to 16.22-16.90 s, the same nodes).
-//! Near the root of a zero-window test, a node expected to cut off with no move in the table tries
-//! first the move of a small estimate of its own ([`guess`], `LEAD_BELOW_ROOT`): a wrong first try
+//! Near the root of a zero-window test, a node expected to cut off with no move in the table (or
+//! only the first guess's hint) tries first the move of a small estimate of its own ([`guess`], `LEAD_BELOW_ROOT`): a wrong first try
 //! there costs millions of nodes (Kalah(6,5) over the 30-seed database, 2 threads: standard 169 M
 //! nodes and 40-45 s to 97 M and 21-26 s, empty capture 71 M and 19.3 s to 41 M and 11 s).
 //! What does not: that guess on Kalah(6,4) (7 passes from 0 cost 2.07 M nodes, 2
@@ -607,7 +607,10 @@ impl<'db> Search<'db> {
         }
         let key = TableKey::of(board);
         let mut table_move = NO_MOVE;
+        // Whether the table's move is only a hint of the first guess's estimate (no bounds).
+        let mut hint_only = false;
         if let Some(known) = self.table.probe(key) {
+            hint_only = known.lower <= -bound && known.upper >= bound;
             if known.lower >= beta || known.lower == known.upper {
                 return Ok(known.lower);
             }
@@ -618,7 +621,7 @@ impl<'db> Search<'db> {
             beta = beta.min(known.upper);
             table_move = known.best;
         }
-        if expect_cut && table_move == NO_MOVE && self.leads_by_estimate(seeds) {
+        if expect_cut && (table_move == NO_MOVE || hint_only) && self.leads_by_estimate(seeds) {
             table_move = self.lead_by_estimate(board)?;
         }
 
