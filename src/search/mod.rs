@@ -685,19 +685,19 @@ impl<'db> Search<'db> {
             // before another move is searched (`late`), the seeds bounding them till then.
             // Database values are all read: one that reaches beta cuts off without a search.
             let lead_house = lead.map(|(_, house)| house);
-            let mut late = [(NO_MOVE, 0u32); MAX_HOUSES];
+            let mut late = [(NO_MOVE, 0u32, key); MAX_HOUSES];
             let mut lates = 0;
             if expect_cut {
                 let mut kept = 0;
                 for next in 0..searches {
-                    let (slot, child_seeds, _) = lookups[next];
+                    let (slot, child_seeds, child_key) = lookups[next];
                     let child = children[slot].as_mut().expect("a child");
                     if Some(child.house) == lead_house {
                         lookups[kept] = lookups[next];
                         kept += 1;
                     } else {
                         child_bounds(child, child_seeds, None);
-                        late[lates] = (child.house, child_seeds);
+                        late[lates] = (child.house, child_seeds, child_key);
                         lates += 1;
                     }
                 }
@@ -809,27 +809,21 @@ impl<'db> Search<'db> {
         Ok(best)
     }
 
-    /// Reads the table's bounds for `late` children (house, seeds on the board) into their
-    /// entries among `pending`, and returns the best lower bound now proven among them, with its
-    /// move.
-    fn read_late(&self, late: &[(u8, u32)], pending: &mut [Option<Child>]) -> (i32, u8) {
-        // The seeds and key of each late child, by its place in `pending`, found once for both
-        // passes.
-        let mut reads = [None::<(u32, TableKey)>; MAX_HOUSES];
-        for (at, child) in pending.iter().enumerate() {
-            let Some(child) = child else { continue };
-            if let Some(&(_, child_seeds)) = late.iter().find(|&&(house, _)| house == child.house) {
-                let key = TableKey::of(&child.effect.child);
-                self.table.prefetch(key);
-                reads[at] = Some((child_seeds, key));
-            }
+    /// Reads the table's bounds for `late` children (house, seeds on the board, table key) into
+    /// their entries among `pending`, and returns the best lower bound now proven among them, with
+    /// its move.
+    fn read_late(&self, late: &[(u8, u32, TableKey)], pending: &mut [Option<Child>]) -> (i32, u8) {
+        for &(_, _, key) in late {
+            self.table.prefetch(key);
         }
+        // In the order of `pending`, which settles ties between equal bounds.
         let (mut best, mut best_move) = (i32::MIN, NO_MOVE);
-        for (child, read) in pending.iter_mut().zip(reads) {
-            let (Some(child), Some((child_seeds, key))) = (child, read) else { continue };
-            child_bounds(child, child_seeds, self.table.probe(key));
-            if child.lower > best {
-                (best, best_move) = (child.lower, child.house);
+        for child in pending.iter_mut().flatten() {
+            if let Some(&(_, child_seeds, key)) = late.iter().find(|&&(house, _, _)| house == child.house) {
+                child_bounds(child, child_seeds, self.table.probe(key));
+                if child.lower > best {
+                    (best, best_move) = (child.lower, child.house);
+                }
             }
         }
         (best, best_move)
