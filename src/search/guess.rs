@@ -53,27 +53,26 @@ const GUESS_MAX_DEPTH: u32 = 64;
 /// the first guess's estimate, with bounds that prove nothing), at most this many seeds below the
 /// test's root and at least [`LEAD_MIN_SEEDS`] beyond the database, try first the move of an
 /// estimate of their own ([`Search::lead_by_estimate`]), which looks deeper from there than the
-/// first guess did. (Replacing those hints too, alternating runs of Kalah(6,5) on 2 threads:
-/// 30-seed database, standard 97.2 M nodes and 21.8-21.9 s -> 96.0 M and 19.2-20.4 s; empty
-/// capture 41.1 M and 10.1-10.6 s -> 51.9 M and 9.1-9.5 s, most of the extra nodes the estimates'
-/// own, which cost less than the search's; 24-seed database, empty capture 324 M and 60.7 s ->
-/// 249 M and 47.8 s.) Near the root a wrong first
-/// try at such a node costs millions of nodes: counted in the last test of standard Kalah(6,5) over
-/// the 30-seed database, two nodes 5 seeds below the root whose house order tried a move that
-/// fails first spent 13.8 M and 12.6 M nodes on it, of 170 M in the test. Measured (2 threads,
-/// alternating, 2026-11-23), by how far beyond the database the estimate ran instead: 30-seed
-/// database, standard rules 168.8-169.0 M nodes and 40.4-44.6 s without, 102.8 M and 25.6-26.2 s
-/// from 24 seeds beyond (6 below the root), 109 M from 22, no change from 26; empty capture 71-72
-/// M nodes and 19.3-19.4 s without, 41.0 M and 11.0-11.5 s from 24. Over the 24-seed database
-/// (empty capture) 599 M nodes and 113.8 s without, 324 M and 64.0 s from 30 beyond (6 below the
-/// root), 340 M from 28, 406 M and 74.7 s from 26, and from 24 (12 below the root) 4,261 estimates
-/// cost 236 M nodes: hence a depth below the root.
+/// first guess did. Near the root a wrong first try at such a node costs millions of nodes:
+/// counted in the last test of standard Kalah(6,5) over the 30-seed database, two nodes 5 seeds
+/// below the root whose house order tried a move that fails first spent 13.8 M and 12.6 M nodes on
+/// it, of 170 M in the test. Measured (2 threads, alternating, 2026-11-23), by how far beyond the
+/// database the estimate ran instead: 30-seed database, standard rules 168.8-169.0 M nodes and
+/// 40.4-44.6 s without, 102.8 M and 25.6-26.2 s from 24 seeds beyond (6 below the root), 109 M
+/// from 22, no change from 26; empty capture 71-72 M nodes and 19.3-19.4 s without, 41.0 M and
+/// 11.0-11.5 s from 24. Over the 24-seed database (empty capture) 599 M nodes and 113.8 s without,
+/// 324 M and 64.0 s from 30 beyond (6 below the root), 340 M from 28, 406 M and 74.7 s from 26,
+/// and from 24 (12 below the root) 4,261 estimates cost 236 M nodes: hence a depth below the root.
+/// Replacing the first guess's hints too: 30-seed database, standard 97.2 M nodes and 21.8-21.9 s
+/// -> 96.0 M and 19.2-20.4 s; empty capture 41.1 M and 10.1-10.6 s -> 51.9 M and 9.1-9.5 s, most
+/// of the extra nodes the estimates' own, which cost less than the search's; 24-seed database,
+/// empty capture 324 M and 60.7 s -> 249 M and 47.8 s.
 const LEAD_BELOW_ROOT: u32 = 6;
 /// See [`LEAD_BELOW_ROOT`]: nearer the database the subtrees are too small to pay for an estimate.
 /// Kalah(6,4), whose start is 24 seeds beyond the 24-seed database (kalah bench, one thread):
 /// 2.07 M nodes (empty capture) and 4.37 M (standard) without estimates, 2.38 M and 4.64 M with
 /// one at the start (from 24), 3.14 M and 4.92 M from 20. Standard Kalah(6,5) over the 30-seed
-/// database needs its nodes 24 beyond (6 below the start): from 25 on, 107.6 M nodes against 97.3 M.
+/// database needs its nodes 24 beyond (6 below the start): from 25, 107.6 M nodes against 97.3 M.
 const LEAD_MIN_SEEDS: u32 = 24;
 /// A node's estimate deepens until one iteration searches this many nodes, or all of them four
 /// times as many (standard Kalah(6,5) over the 30-seed database: 2^13 gave 102.8 M nodes, 2^15

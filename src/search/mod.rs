@@ -19,9 +19,10 @@
 //! end so that the lead mostly comes first, rather than after every move is worked out (the
 //! mid-game position below, one thread: 17.65-17.98 s to 16.22-16.90 s, the same nodes).
 //! Near the root of a zero-window test, a node expected to cut off with no move in the table (or
-//! only the first guess's hint) tries first the move of a small estimate of its own ([`guess`], `LEAD_BELOW_ROOT`): a wrong first try
-//! there costs millions of nodes (Kalah(6,5) over the 30-seed database, 2 threads: standard 169 M
-//! nodes and 40-45 s to 97 M and 21-26 s, empty capture 71 M and 19.3 s to 41 M and 11 s).
+//! only the first guess's hint) tries first the move of a small estimate of its own ([`guess`],
+//! `LEAD_BELOW_ROOT`): a wrong first try there costs millions of nodes (Kalah(6,5) over the
+//! 30-seed database, 2 threads: standard 169 M nodes and 40-45 s to 96 M and 19-20 s, empty
+//! capture 71 M and 19.3 s to 52 M and 9-10 s).
 //! What does not: that guess on Kalah(6,4) (7 passes from 0 cost 2.07 M nodes, 2
 //! passes from the exact value 2.07 M: the last two passes are the whole cost), a history
 //! heuristic (as a tie-break it never fires, in place of the house order it costs 14 times the

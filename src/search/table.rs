@@ -15,8 +15,9 @@
 //! odd or changed treats the read as a miss (4 bytes wrap round only after 2^31 writes to one
 //! bucket, far more than a reader is ever held up for). A writer that finds the bucket locked
 //! drops its store (the table may always forget), so no thread ever waits, and no reader ever sees
-//! half of one entry with half of another. Three entries a line instead of two (8-byte words: a version, two
-//! entries of three words and a spare word) hold half as many positions again in the same memory:
+//! half of one entry with half of another. Three entries a line instead of two (8-byte words: a
+//! version, two entries of three words and a spare word) hold half as many positions again in the
+//! same memory:
 //! empty-capture Kalah(6,5) over the 24-seed database (1 GiB, 2 threads) 651 M nodes and 129.6 s
 //! with two, 602 M and 125.1 s with three; the mid-game position of the search notes (one thread)
 //! 43.4 M nodes and 19.1 s against 42.9 M and 17.8 s.
@@ -220,12 +221,9 @@ impl Table {
         }
         let mut found = None;
         for entry in bucket[1..].chunks_exact(ENTRY_WORDS) {
-            if (0..4).all(|i| entry[i].load(Ordering::Relaxed) == words[i]) {
-                let data = Data::unpack(entry[4].load(Ordering::Relaxed));
-                if data.size == key.size {
-                    found = Some(data);
-                    break;
-                }
+            if let Some(data) = held(entry, &words, key.size) {
+                found = Some(data);
+                break;
             }
         }
         fence(Ordering::Acquire);
@@ -254,12 +252,9 @@ impl Table {
         fence(Ordering::Release);
         let entry = |i: usize| &bucket[1 + ENTRY_WORDS * i..1 + ENTRY_WORDS * (i + 1)];
         let data = |i: usize| Data::unpack(entry(i)[4].load(Ordering::Relaxed));
-        let holds_key =
-            |i: usize| (0..4).all(|w| entry(i)[w].load(Ordering::Relaxed) == words[w]) && data(i).size == key.size;
         let fresh = Data { lower: lower_byte(lower), upper: upper_byte(upper), best, work, size: key.size };
-        let (slot, written) = match (0..ENTRIES).find(|&i| holds_key(i)) {
-            Some(i) => {
-                let old = data(i);
+        let (slot, written) = match (0..ENTRIES).find_map(|i| held(entry(i), &words, key.size).map(|old| (i, old))) {
+            Some((i, old)) => {
                 let merged = Data {
                     lower: old.lower.max(fresh.lower),
                     upper: old.upper.min(fresh.upper),
@@ -277,6 +272,15 @@ impl Table {
         }
         bucket[0].store(version.wrapping_add(2), Ordering::Release);
     }
+}
+
+/// The data of `entry` when it holds the key with these `words` and houses per side (`size`).
+#[inline]
+fn held(entry: &[AtomicU32], words: &[u32; 4], size: u8) -> Option<Data> {
+    if words.iter().zip(entry).any(|(word, held)| held.load(Ordering::Relaxed) != *word) {
+        return None;
+    }
+    Some(Data::unpack(entry[4].load(Ordering::Relaxed))).filter(|data| data.size == size)
 }
 
 /// A key's four words as an entry keeps them.
