@@ -239,6 +239,18 @@ impl Position {
         self.mover_houses().iter().chain(self.opponent_houses()).map(|&s| u32::from(s)).sum()
     }
 
+    /// Seeds in the mover's houses.
+    #[inline]
+    pub fn mover_seeds(&self) -> u32 {
+        self.mover_houses().iter().map(|&s| u32::from(s)).sum()
+    }
+
+    /// Seeds in the opponent's houses.
+    #[inline]
+    pub fn opponent_seeds(&self) -> u32 {
+        self.opponent_houses().iter().map(|&s| u32::from(s)).sum()
+    }
+
     /// Seeds in houses and stores.
     pub fn total_seeds(&self) -> u32 {
         self.cells.iter().map(|&s| u32::from(s)).sum()

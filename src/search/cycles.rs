@@ -129,9 +129,10 @@ impl Search<'_> {
 
         let mut children = [None::<Child>; MAX_HOUSES];
         let mut count = 0;
+        let opponent_seeds = board.opponent_seeds();
         for house in board.legal_moves() {
             let effect = MoveEffect::of(&self.rules, board, house);
-            let order = move_order(&effect, house, table_move);
+            let order = move_order(&effect, house, table_move, opponent_seeds);
             children[count] = Some(Child { effect, house: house as u8, lower: 0, upper: 0, order, work: 0 });
             count += 1;
         }

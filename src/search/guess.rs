@@ -167,9 +167,10 @@ impl Search<'_> {
         let nodes_before = self.stats.nodes;
         let mut moves = [None::<(i32, u8, MoveEffect)>; MAX_HOUSES];
         let mut count = 0;
+        let opponent_seeds = board.opponent_seeds();
         for house in board.legal_moves() {
             let effect = MoveEffect::of(&self.rules, board, house);
-            moves[count] = Some((move_order(&effect, house, hint), house as u8, effect));
+            moves[count] = Some((move_order(&effect, house, hint, opponent_seeds), house as u8, effect));
             count += 1;
         }
         let moves = &mut moves[..count];
