@@ -183,6 +183,16 @@ proptest! {
     }
 
     #[test]
+    fn the_house_key_holds_the_houses_and_nothing_else(position in any_position()) {
+        let key = position.house_key().to_le_bytes();
+        let m = position.houses();
+        let mut expected = [0u8; 16];
+        expected[..m].copy_from_slice(position.mover_houses());
+        expected[8..8 + m].copy_from_slice(position.opponent_houses());
+        prop_assert_eq!(key, expected);
+    }
+
+    #[test]
     fn playing_without_stores_is_emptying_the_stores_then_playing(rules in any_rules(), position in any_position()) {
         let emptied = position.without_stores();
         prop_assume!(!emptied.is_over(&rules));
