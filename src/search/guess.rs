@@ -78,6 +78,23 @@ const LEAD_MIN_SEEDS: u32 = 24;
 /// times as many (standard Kalah(6,5) over the 30-seed database: 2^13 gave 102.8 M nodes, 2^15
 /// 97.7 M in the same time; empty capture 41.0 M and 42.4 M).
 const LEAD_NODES: u64 = 1 << 14;
+/// From this many seeds beyond the database on, [`LEAD_NODES`] doubles with every seed more, at
+/// most [`LEAD_MAX_DOUBLINGS`] times: the subtrees there are larger, and so is what a wrong first
+/// move costs. Measured on Kalah(6,5) (2 threads, 2026-11-23): over the 24-seed database, whose
+/// start is 36 seeds beyond, standard 733 M nodes and 142.9 s -> 612 M and 126.3 s, empty capture
+/// 202 M and 36.1 s -> 180 M and 32.4 s; doubling in the same way over the 30-seed database, whose
+/// start is 30 beyond, helped standard rules (80.7 M nodes and 20.7 s -> 108 M and 17.5 s) but not
+/// empty capture (46.2 M and 9.5 s -> 81.8 M and 12.3 s), hence from 30. From 27 over the 24-seed
+/// database: standard 889 M nodes and 116.0 s (against 612.9 M and 117.7 s from 30), empty capture
+/// 637 M and 62.6 s (against 180.2 M and 27.4 s).
+const LEAD_DOUBLING_SEEDS: u32 = 30;
+/// See [`LEAD_DOUBLING_SEEDS`].
+const LEAD_MAX_DOUBLINGS: u32 = 6;
+
+/// Nodes an iteration of a node's lead estimate may search, `beyond` seeds beyond the database.
+fn lead_budget(beyond: u32) -> u64 {
+    LEAD_NODES << beyond.saturating_sub(LEAD_DOUBLING_SEEDS).min(LEAD_MAX_DOUBLINGS)
+}
 
 impl Search<'_> {
     /// Where MTD(f) starts for `board` (stores empty, not settled): an estimate when a database is
@@ -123,15 +140,18 @@ impl Search<'_> {
     }
 
     /// The best move for the side to move in `board` (not over, beyond the database) by an
-    /// estimate deepened until it costs [`LEAD_NODES`]; its nodes count as the search's.
+    /// estimate deepened until it costs [`LEAD_NODES`] (more far above the database: see
+    /// [`LEAD_DOUBLING_SEEDS`]); its nodes count as the search's.
     pub(super) fn lead_by_estimate(&mut self, board: &Position) -> Result<u8, SearchError> {
-        let bound = super::seed_bound(board.seeds_on_board());
+        let seeds = board.seeds_on_board();
+        let bound = super::seed_bound(seeds);
+        let budget = lead_budget(seeds - self.database_seeds);
         let start = self.stats.nodes;
         let mut best = NO_MOVE;
         for depth in 1..=GUESS_MAX_DEPTH {
             let before = self.stats.nodes;
             best = self.estimate_with_move(board, depth, -bound, bound)?.1;
-            if self.stats.nodes - before >= LEAD_NODES || self.stats.nodes - start >= 4 * LEAD_NODES {
+            if self.stats.nodes - before >= budget || self.stats.nodes - start >= 4 * budget {
                 break;
             }
         }
@@ -207,6 +227,16 @@ mod tests {
     use crate::rules::Rules;
     use crate::search::SearchOptions;
     use crate::solve::Solver;
+
+    #[test]
+    fn lead_estimates_get_more_nodes_far_above_the_database() {
+        assert_eq!(lead_budget(LEAD_MIN_SEEDS), LEAD_NODES);
+        assert_eq!(lead_budget(LEAD_DOUBLING_SEEDS), LEAD_NODES);
+        assert_eq!(lead_budget(LEAD_DOUBLING_SEEDS + 1), 2 * LEAD_NODES);
+        // Standard Kalah(6,5) over the 24-seed database starts 36 seeds beyond it.
+        assert_eq!(lead_budget(36), 64 * LEAD_NODES);
+        assert_eq!(lead_budget(48), lead_budget(36), "at most {LEAD_MAX_DOUBLINGS} doublings");
+    }
 
     /// With a horizon beyond the end of every line the estimate is plain minimax: exact.
     #[test]
