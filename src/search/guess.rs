@@ -66,8 +66,12 @@ const GUESS_MAX_DEPTH: u32 = 64;
 /// Replacing the first guess's hints too: 30-seed database, standard 97.2 M nodes and 21.8-21.9 s
 /// -> 96.0 M and 19.2-20.4 s; empty capture 41.1 M and 10.1-10.6 s -> 51.9 M and 9.1-9.5 s, most
 /// of the extra nodes the estimates' own, which cost less than the search's; 24-seed database,
-/// empty capture 324 M and 60.7 s -> 249 M and 47.8 s.
-const LEAD_BELOW_ROOT: u32 = 6;
+/// empty capture 324 M and 60.7 s -> 249 M and 47.8 s. With [`LEAD_DOUBLING_SEEDS`], over the
+/// 24-seed database (which alone this reaches: [`LEAD_MIN_SEEDS`] binds first over the 30-seed
+/// one and on Kalah(6,4)), 6 below the root: standard 612.9 M nodes and 117.7 s, empty capture
+/// 180.2 M and 27.4 s; 7 below: 535.5 M and 91.6 s, 212.0 M and 28.2 s; 8 below: 566-568 M and
+/// 84.1-88.6 s, 278.2 M and 31.9 s; 9 below: 731.7 M and 92.9 s; 10 below: 1,049 M and 115.0 s.
+const LEAD_BELOW_ROOT: u32 = 8;
 /// See [`LEAD_BELOW_ROOT`]: nearer the database the subtrees are too small to pay for an estimate.
 /// Kalah(6,4), whose start is 24 seeds beyond the 24-seed database (kalah bench, one thread):
 /// 2.07 M nodes (empty capture) and 4.37 M (standard) without estimates, 2.38 M and 4.64 M with
