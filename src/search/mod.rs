@@ -22,7 +22,10 @@
 //! only the first guess's hint) tries first the move of a small estimate of its own ([`guess`],
 //! `LEAD_BELOW_ROOT`): a wrong first try there costs millions of nodes (Kalah(6,5) over the
 //! 30-seed database, 2 threads: standard 169 M nodes and 40-45 s to 96 M and 19-20 s, empty
-//! capture 71 M and 19.3 s to 52 M and 9-10 s).
+//! capture 71 M and 19.3 s to 52 M and 9-10 s); with more nodes for those estimates far above
+//! the database and 8 seeds below the root instead of 6 (24-seed database, standard: 733 M nodes
+//! and 143 s to 527 M and 68-73 s). Among moves that bank alike, those handing the opponent fewer
+//! seeds first (`move_order`; Kalah(6,5), 24-seed database, standard 786 M nodes to 715 M).
 //! What does not: that guess on Kalah(6,4) (7 passes from 0 cost 2.07 M nodes, 2
 //! passes from the exact value 2.07 M: the last two passes are the whole cost), a history
 //! heuristic (as a tie-break it never fires, in place of the house order it costs 14 times the
