@@ -241,8 +241,8 @@ mod tests {
         assert_eq!(lead_budget(LEAD_MIN_SEEDS), LEAD_NODES);
         assert_eq!(lead_budget(LEAD_DOUBLING_SEEDS), LEAD_NODES);
         assert_eq!(lead_budget(LEAD_DOUBLING_SEEDS + 1), 2 * LEAD_NODES);
-        // Standard Kalah(6,5) over the 24-seed database starts 36 seeds beyond it.
-        assert_eq!(lead_budget(35), 64 * LEAD_NODES);
+        assert_eq!(lead_budget(LEAD_DOUBLING_SEEDS + LEAD_MAX_DOUBLINGS), 64 * LEAD_NODES);
+        // Kalah(6,5) starts 36 seeds beyond the 24-seed database, Kalah(6,6) 48.
         assert_eq!(lead_budget(48), lead_budget(36), "at most {LEAD_MAX_DOUBLINGS} doublings");
     }
 
