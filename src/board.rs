@@ -236,7 +236,7 @@ impl Position {
 
     /// Seeds in the houses of both sides.
     pub fn seeds_on_board(&self) -> u32 {
-        self.mover_houses().iter().chain(self.opponent_houses()).map(|&s| u32::from(s)).sum()
+        self.mover_seeds() + self.opponent_seeds()
     }
 
     /// Seeds in the mover's houses.

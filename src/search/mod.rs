@@ -180,12 +180,11 @@ struct Child {
 /// Seeds handed over are the opponent's to bank or play with. For moves that sow past the store
 /// the two steps cancel house for house, so among those that bank alike the smallest sowing comes
 /// first; moves that stay on the mover's side hand over nothing and go by the house. Counting
-/// the seeds handed over (2026-11-23, 2
-/// threads, Kalah(6,5)): 24-seed database, standard 786 M nodes and 168.7 s -> 715 M and 150.3
-/// s, empty capture 249 M and 51.8 s -> 202 M and 42.6 s; 30-seed database, standard 95.9 M and
-/// 22.1 s -> 80.7 M and 18.3 s, empty capture 51.9 M and 11.1 s -> 46.3 M and 9.8 s. Half a step
-/// a seed gave 94.6 M nodes (30-seed standard), a step and a half 82.1 M, two steps 752 M
-/// (24-seed standard).
+/// the seeds handed over (2026-11-23, 2 threads, Kalah(6,5)): 24-seed database, standard 786 M
+/// nodes and 168.7 s -> 715 M and 150.3 s, empty capture 249 M and 51.8 s -> 202 M and 42.6 s;
+/// 30-seed database, standard 95.9 M and 22.1 s -> 80.7 M and 18.3 s, empty capture 51.9 M and
+/// 11.1 s -> 46.3 M and 9.8 s. Half a step a seed gave 94.6 M nodes (30-seed standard), a step
+/// and a half 82.1 M, two steps 752 M (24-seed standard).
 #[inline]
 fn move_order(effect: &MoveEffect, house: usize, table_move: u8, opponent_seeds: u32) -> i32 {
     let own_gain = if effect.extra_turn { effect.gain } else { -effect.gain };
