@@ -623,10 +623,12 @@ impl<'db> Search<'db> {
         }
         let key = TableKey::of(board);
         let mut table_move = NO_MOVE;
-        // Whether the table's move is only a hint of the first guess's estimate (no bounds).
-        let mut hint_only = false;
+        // When the table's move is only an estimate's hint (no bounds): the work behind it.
+        let mut hint_work = None;
         if let Some(known) = self.table.probe(key) {
-            hint_only = known.lower <= -bound && known.upper >= bound;
+            if known.lower <= -bound && known.upper >= bound {
+                hint_work = Some(known.work);
+            }
             if known.lower >= beta || known.lower == known.upper {
                 return Ok(known.lower);
             }
@@ -637,7 +639,7 @@ impl<'db> Search<'db> {
             beta = beta.min(known.upper);
             table_move = known.best;
         }
-        if expect_cut && (table_move == NO_MOVE || hint_only) && self.leads_by_estimate(seeds) {
+        if expect_cut && self.leads_by_estimate(seeds, table_move, hint_work) {
             table_move = self.lead_by_estimate(board)?;
         }
 
