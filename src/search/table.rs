@@ -180,7 +180,8 @@ impl Table {
         use rayon::prelude::*;
         const PAGE_WORDS: usize = 4096 / 4;
         self.words().par_chunks(PAGE_WORDS).for_each(|page| {
-            page[0].fetch_or(0, Ordering::Relaxed);
+            let word = page[0].load(Ordering::Relaxed);
+            let _ = page[0].compare_exchange(word, word, Ordering::Relaxed, Ordering::Relaxed);
         });
     }
 
