@@ -211,19 +211,26 @@ impl Search<'_> {
         let key = TableKey::of(board);
         let hint = if hinted { self.table.probe(key).map_or(NO_MOVE, |known| known.best) } else { NO_MOVE };
         let nodes_before = self.stats.nodes;
-        let mut moves = [None::<(i32, u8, MoveEffect)>; MAX_HOUSES];
+        // Each move's effect stays where it was worked out, and only (order, house) pairs are
+        // sorted: copying an effect just written stalls on the store buffer.
+        let mut effects = [MoveEffect { child: *board, gain: 0, extra_turn: false, over: false }; MAX_HOUSES];
+        let mut by_order = [0i64; MAX_HOUSES];
         let mut count = 0;
         let opponent_seeds = board.opponent_seeds();
         for house in board.legal_moves() {
-            let effect = MoveEffect::of(&self.rules, board, house);
-            moves[count] = Some((move_order(&effect, house, hint, opponent_seeds), house as u8, effect));
+            effects[house] = MoveEffect::of(&self.rules, board, house);
+            // Of equal orders the lower house first, as a stable sort of the houses in order.
+            by_order[count] =
+                i64::from(move_order(&effects[house], house, hint, opponent_seeds)) << 8 | (0xFF - house as i64);
             count += 1;
         }
-        let moves = &mut moves[..count];
-        moves.sort_unstable_by_key(|m| std::cmp::Reverse(m.map_or(i32::MIN, |(order, _, _)| order)));
+        let by_order = &mut by_order[..count];
+        by_order.sort_unstable_by(|a, b| b.cmp(a));
         let floor = alpha;
         let (mut best, mut best_move) = (i32::MIN, NO_MOVE);
-        for (_, house, effect) in moves.iter().flatten() {
+        for &ordered in by_order.iter() {
+            let house = 0xFF - (ordered & 0xFF) as u8;
+            let effect = &effects[usize::from(house)];
             let value = if effect.over {
                 effect.value(0)
             } else {
@@ -231,7 +238,7 @@ impl Search<'_> {
                 effect.value(self.estimate(&effect.child, depth - 1, low, high)?)
             };
             if value > best {
-                (best, best_move) = (value, *house);
+                (best, best_move) = (value, house);
             }
             alpha = alpha.max(value);
             if alpha >= beta {
