@@ -26,6 +26,8 @@
 //! the database and 8 seeds below the root instead of 6 (24-seed database, standard: 733 M nodes
 //! and 143 s to 527 M and 68-73 s). Among moves that bank alike, those handing the opponent fewer
 //! seeds first (`move_order`; Kalah(6,5), 24-seed database, standard 786 M nodes to 715 M).
+//! Of those estimates: none where the table's hint came from an estimate of as many nodes (527 M
+//! to 472 M), and a small cache per thread of their own results (472 M nodes to 443 M).
 //! What does not: that guess on Kalah(6,4) (7 passes from 0 cost 2.07 M nodes, 2
 //! passes from the exact value 2.07 M: the last two passes are the whole cost), a history
 //! heuristic (as a tie-break it never fires, in place of the house order it costs 14 times the
@@ -274,6 +276,8 @@ pub struct Search<'db> {
     horizon: Horizon,
     /// Under rules with cycles: the line length of the first round of each zero-window test.
     first_horizon: usize,
+    /// Tells this search's estimates apart from other searches' in the per-thread cache.
+    estimate_id: u64,
 }
 
 /// One round of a zero-window test under cycles: lines stop after `moves` moves, and the
@@ -331,6 +335,10 @@ impl<'db> Search<'db> {
             line: HashMap::default(),
             horizon: Horizon { moves: FIRST_HORIZON, pessimistic: true },
             first_horizon: FIRST_HORIZON,
+            estimate_id: {
+                static SEARCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                crate::board::mix64(SEARCHES.fetch_add(1, Ordering::Relaxed) + 1)
+            },
         }
         .with_threads(options.threads))
     }
