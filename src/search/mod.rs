@@ -335,10 +335,7 @@ impl<'db> Search<'db> {
             line: HashMap::default(),
             horizon: Horizon { moves: FIRST_HORIZON, pessimistic: true },
             first_horizon: FIRST_HORIZON,
-            estimate_id: {
-                static SEARCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-                crate::board::mix64(SEARCHES.fetch_add(1, Ordering::Relaxed) + 1)
-            },
+            estimate_id: guess::new_estimate_id(),
         }
         .with_threads(options.threads))
     }

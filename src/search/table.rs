@@ -57,6 +57,17 @@ impl TableKey {
     pub fn of(position: &Position) -> TableKey {
         TableKey { houses: position.house_key(), size: position.houses() as u8 }
     }
+
+    /// The houses mixed with `salt` into 64 bits: keys are small dense bytes, so they need
+    /// mixing. The table's bucket numbers take no salt; other caches salt it to keep their
+    /// users apart.
+    #[inline]
+    pub(super) fn hash(self, salt: u64) -> u64 {
+        let houses = self.houses;
+        crate::board::mix64(
+            (houses as u64) ^ ((houses >> 64) as u64).rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ salt,
+        )
+    }
 }
 
 /// What the table knows about a position.
@@ -144,13 +155,6 @@ unsafe impl Send for Table {}
 // SAFETY: as above: shared access is atomic access.
 unsafe impl Sync for Table {}
 
-/// Mixes a house key into a bucket number: keys are small dense bytes, so they need mixing.
-#[inline]
-fn hash(key: TableKey) -> u64 {
-    let houses = key.houses;
-    crate::board::mix64((houses as u64) ^ ((houses >> 64) as u64).rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15))
-}
-
 impl Table {
     /// Bytes per bucket (three entries).
     pub const BUCKET_BYTES: usize = BUCKET_WORDS * 4;
@@ -200,7 +204,7 @@ impl Table {
 
     #[inline]
     fn bucket(&self, key: TableKey) -> &[AtomicU32] {
-        let start = (hash(key) as usize & self.mask) * BUCKET_WORDS;
+        let start = (key.hash(0) as usize & self.mask) * BUCKET_WORDS;
         &self.words()[start..start + BUCKET_WORDS]
     }
 
