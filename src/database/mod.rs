@@ -155,9 +155,27 @@ impl MoveEffect {
     /// Plays `house` from `position` (stores ignored).
     #[inline]
     pub fn of(rules: &Rules, position: &Position, house: usize) -> MoveEffect {
-        let mut child = *position;
-        let outcome = child.play_without_stores(rules, house);
-        MoveEffect { child, gain: child.margin(), extra_turn: outcome.extra_turn, over: outcome.over }
+        let mut effect = MoveEffect::unmoved(position);
+        effect.play(rules, position, house);
+        effect
+    }
+
+    /// A placeholder: `position` itself, nothing banked.
+    #[inline]
+    pub fn unmoved(position: &Position) -> MoveEffect {
+        MoveEffect { child: *position, gain: 0, extra_turn: false, over: false }
+    }
+
+    /// [`MoveEffect::of`], written over `self`. A search works its moves out where they are kept
+    /// with this: the copy of a fresh effect reads bytes just written by stores of other sizes,
+    /// which the processor cannot forward, and it waits for them to reach the cache.
+    #[inline]
+    pub fn play(&mut self, rules: &Rules, position: &Position, house: usize) {
+        self.child = *position;
+        let outcome = self.child.play_without_stores(rules, house);
+        self.gain = self.child.margin();
+        self.extra_turn = outcome.extra_turn;
+        self.over = outcome.over;
     }
 
     /// The move's board value for the side that played it, given the child's board value (0
