@@ -156,22 +156,22 @@ impl MoveEffect {
     #[inline]
     pub fn of(rules: &Rules, position: &Position, house: usize) -> MoveEffect {
         let mut effect = MoveEffect::unmoved(position);
-        effect.play(rules, position, house);
+        effect.play(rules, house);
         effect
     }
 
-    /// A placeholder: `position` itself, nothing banked.
+    /// `position` itself, nothing banked: what [`MoveEffect::play`] starts from.
     #[inline]
     pub fn unmoved(position: &Position) -> MoveEffect {
         MoveEffect { child: *position, gain: 0, extra_turn: false, over: false }
     }
 
-    /// [`MoveEffect::of`], written over `self`. A search works its moves out where they are kept
-    /// with this: the copy of a fresh effect reads bytes just written by stores of other sizes,
-    /// which the processor cannot forward, and it waits for them to reach the cache.
+    /// Turns an [`MoveEffect::unmoved`] position into [`MoveEffect::of`] it and `house`, in place.
+    /// A search works its moves out where they are kept with this: the copy of a fresh effect
+    /// reads bytes just written by stores of other sizes, which the processor cannot forward, and
+    /// it waits for them to reach the cache.
     #[inline]
-    pub fn play(&mut self, rules: &Rules, position: &Position, house: usize) {
-        self.child = *position;
+    pub fn play(&mut self, rules: &Rules, house: usize) {
         let outcome = self.child.play_without_stores(rules, house);
         self.gain = self.child.margin();
         self.extra_turn = outcome.extra_turn;

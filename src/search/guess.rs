@@ -330,14 +330,14 @@ impl Search<'_> {
             hint = self.table.probe(key).map_or(NO_MOVE, |known| known.best);
         }
         let nodes_before = self.stats.nodes;
-        // Each move's effect stays where it was worked out, and only (order, house) pairs are
-        // sorted: copying an effect just written stalls on the store buffer.
+        // Each move's effect is worked out and stays in its slot (see `MoveEffect::play`); only
+        // (order, house) pairs are sorted.
         let mut effects = [MoveEffect::unmoved(board); MAX_HOUSES];
         let mut by_order = [0i64; MAX_HOUSES];
         let mut count = 0;
         let opponent_seeds = board.opponent_seeds();
         for house in board.legal_moves() {
-            effects[house].play(&self.rules, board, house);
+            effects[house].play(&self.rules, house);
             // Of equal orders the lower house first, as a stable sort of the houses in order.
             by_order[count] =
                 i64::from(move_order(&effects[house], house, hint, opponent_seeds)) << 8 | (0xFF - house as i64);

@@ -684,7 +684,7 @@ impl<'db> Search<'db> {
                     order: 0,
                     work: 0,
                 });
-                child.effect.play(&self.rules, board, house);
+                child.effect.play(&self.rules, house);
                 let effect = &child.effect;
                 child.order = move_order(effect, house, table_move, opponent_seeds);
                 if effect.over {
