@@ -60,7 +60,7 @@ fn load_job(path: &std::path::Path) -> anyhow::Result<Job> {
 
 pub fn run(args: &RunArgs) -> anyhow::Result<String> {
     let job = load_job(&args.job)?;
-    let options = args.search.options()?;
+    args.search.check()?;
     let stem = jobs::file_stem(&args.results, &job.name, args.shard);
     let log_path = jobs::log_path(&stem);
     let mut log = Log::open(&log_path).map_err(anyhow::Error::from)?;
@@ -101,7 +101,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
         let biggest = pending[start..end].iter().map(|&t| tasks[t].position).max_by_key(|p| p.seeds_on_board());
         let biggest = biggest.expect("a group has a task");
         let db = bar.suspend(|| database_for(&args.search, &rules, &biggest, Load::Now))?;
-        let mut search = Search::new(rules, db.as_ref(), &options)?;
+        let mut search = Search::new(rules, db.as_ref(), &args.search.options(&biggest, db.as_ref())?)?;
         if let Some(checkpoints) = checkpoints.as_ref().filter(|c| c.path.exists()) {
             match search.table().load(&checkpoints.path, &jobs::table_tag(&rules, houses)) {
                 Ok(()) => bar.suspend(|| eprintln!("going on from the table saved in {}", checkpoints.path.display())),

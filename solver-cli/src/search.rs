@@ -26,15 +26,24 @@ pub struct SearchArgs {
     /// Search without endgame databases (and never build one).
     #[arg(long)]
     pub no_db: bool,
-    /// Transposition table size in MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 1024)]
-    pub table_mb: usize,
+    /// Transposition table size in MiB [default: sized to the search: 64 MiB at 24 seeds beyond
+    /// the database, twice as much for every 3 seeds more, from 16 MiB to 1 GiB].
+    #[arg(long, value_name = "MIB")]
+    pub table_mb: Option<usize>,
     /// Give up (exit 1, no value) after this many seconds.
     #[arg(long, value_name = "S")]
     pub time_limit: Option<f64>,
     /// Search threads sharing the table (default: all cores).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+}
+
+/// The table asked for (`--table-mb`), or the one sized to a search from `root` over `database`.
+fn table_bytes(table_mb: Option<usize>, root: &Position, database: Option<&Database>) -> usize {
+    match table_mb {
+        Some(mib) => mib.max(1) << 20,
+        None => SearchOptions::table_bytes_for(root.seeds_on_board(), database.map_or(0, |db| db.max_seeds() as u32)),
+    }
 }
 
 /// The thread count asked for, or every core.
@@ -47,18 +56,34 @@ fn threads(asked: Option<usize>) -> anyhow::Result<usize> {
 }
 
 impl SearchArgs {
-    pub fn options(&self) -> anyhow::Result<SearchOptions> {
-        let deadline = match self.time_limit {
-            Some(seconds) if !(seconds > 0.0 && seconds.is_finite()) => {
-                return Err(input_error(format!("--time-limit {seconds} is not a positive number of seconds")));
-            }
-            Some(seconds) => Some(Instant::now() + Duration::from_secs_f64(seconds)),
-            None => None,
-        };
-        if self.table_mb == 0 {
+    /// Reports a bad option; commands call it before they load or build a database.
+    pub fn check(&self) -> anyhow::Result<()> {
+        self.deadline()?;
+        if self.table_mb == Some(0) {
             return Err(input_error("--table-mb must be at least 1"));
         }
-        Ok(SearchOptions { table_bytes: self.table_mb << 20, deadline, threads: threads(self.threads)? })
+        threads(self.threads).map(drop)
+    }
+
+    /// The options of a search whose biggest position is `root`, over `database`; the time limit
+    /// counts from now.
+    pub fn options(&self, root: &Position, database: Option<&Database>) -> anyhow::Result<SearchOptions> {
+        self.check()?;
+        Ok(SearchOptions {
+            table_bytes: table_bytes(self.table_mb, root, database),
+            deadline: self.deadline()?,
+            threads: threads(self.threads)?,
+        })
+    }
+
+    fn deadline(&self) -> anyhow::Result<Option<Instant>> {
+        match self.time_limit {
+            Some(seconds) if !(seconds > 0.0 && seconds.is_finite()) => {
+                Err(input_error(format!("--time-limit {seconds} is not a positive number of seconds")))
+            }
+            Some(seconds) => Ok(Some(Instant::now() + Duration::from_secs_f64(seconds))),
+            None => Ok(None),
+        }
     }
 }
 
@@ -166,8 +191,9 @@ fn prepare(
     position: &Position,
     when: Load,
 ) -> anyhow::Result<(SearchOptions, Option<Database>)> {
-    let options = args.options()?;
-    Ok((options, database_for(args, rules, position, when)?))
+    args.check()?;
+    let database = database_for(args, rules, position, when)?;
+    Ok((args.options(position, database.as_ref())?, database))
 }
 
 pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
@@ -210,6 +236,7 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
             "database": database,
             "nodes": stats.nodes,
             "probes": stats.probes,
+            "table_mb": search.table().bytes() >> 20,
             "seconds": seconds,
         });
         return Ok(format!("{value}\n"));
@@ -220,7 +247,12 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
         Some(db) => format!("database up to {} seeds in {}", db.max_seeds(), db.dir().display()),
         None => "no database".to_string(),
     };
-    text += &format!("{} nodes, {} database probes, {seconds:.3} s ({source})\n", stats.nodes, stats.probes);
+    text += &format!(
+        "{} nodes, {} database probes, {seconds:.3} s ({source}, {} MiB table)\n",
+        stats.nodes,
+        stats.probes,
+        search.table().bytes() >> 20
+    );
     Ok(text)
 }
 
@@ -280,7 +312,7 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
         let moves: Vec<_> = moves.iter().map(|&(house, value)| json!({ "move": house + 1, "value": value })).collect();
         let value = json!({
             "position": position, "rules": rules.to_string(), "to_move": position.to_move(), "value": value,
-            "wdl": solve::wdl(value), "moves": moves, "source": source, "nodes": nodes, "seconds": seconds,
+            "wdl": solve::wdl(value), "moves": moves, "source": source, "nodes": nodes, "table_mb": search.table().bytes() >> 20, "seconds": seconds,
         });
         return Ok(format!("{value}\n"));
     }
@@ -365,6 +397,7 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
     if *args.houses.end() as usize > kalah::board::MAX_HOUSES {
         return Err(input_error(format!("at most {} houses per side", kalah::board::MAX_HOUSES)));
     }
+    args.search.check()?;
     let rules_name = rules.to_string();
     let path = args.out.join(format!("table-{}.csv", rules_name.replace(' ', "+")));
     let header = "rules,houses,seeds,value,published,status,nodes,seconds\n";
@@ -383,7 +416,7 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
             let start = Position::start(houses, seeds).map_err(|err| input_error(err.to_string()))?;
             let published = kalah::published::lookup(&rules, houses, seeds);
             let clock = Instant::now();
-            let options = args.search.options()?;
+            let options = args.search.options(&start, db.as_ref())?;
             let (solved, nodes) = match Search::new(rules, db.as_ref(), &options) {
                 Ok(mut search) => (search.value(&start), search.stats().nodes),
                 Err(err) => (Err(err), 0),
@@ -474,9 +507,10 @@ pub struct BenchArgs {
     /// Only the positions that need no database.
     #[arg(long)]
     no_db: bool,
-    /// Transposition table size in MiB (fixed, so that node counts repeat).
-    #[arg(long, value_name = "MIB", default_value_t = 1024)]
-    table_mb: usize,
+    /// Transposition table size in MiB [default: sized to each search, as for `solve`; node
+    /// counts repeat either way].
+    #[arg(long, value_name = "MIB")]
+    table_mb: Option<usize>,
     /// Search threads (node counts repeat only with one).
     #[arg(long, value_name = "N", default_value_t = 1)]
     threads: usize,
@@ -498,11 +532,7 @@ const BENCH: [(&str, &str, bool); 6] = [
 ];
 
 pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
-    let options = SearchOptions {
-        table_bytes: args.table_mb.max(1) << 20,
-        deadline: None,
-        threads: threads(Some(args.threads))?,
-    };
+    let threads = threads(Some(args.threads))?;
     let mut rows = Vec::new();
     let mut text = String::new();
     for (rules_name, start_text, needs_db) in BENCH {
@@ -523,6 +553,8 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
         } else {
             None
         };
+        let table_bytes = table_bytes(args.table_mb, &start, db.as_ref());
+        let options = SearchOptions { table_bytes, deadline: None, threads };
         let clock = Instant::now();
         let mut search = Search::new(rules, db.as_ref(), &options)?;
         let value = search.value(&start)?;
@@ -530,8 +562,9 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
         let stats = search.stats();
         let max_seeds = db.as_ref().map(|db| db.max_seeds());
         let database = max_seeds.map_or("no database".to_string(), |s| format!("database <= {s} seeds"));
+        let table_mb = table_bytes >> 20;
         text += &format!(
-            "{rules_name:<14} {start_text:<4} value {:>3}  {:>11} nodes {:>11} probes {seconds:>8.3} s {:>6.2} M nodes/s  ({database})\n",
+            "{rules_name:<14} {start_text:<4} value {:>3}  {:>11} nodes {:>11} probes {seconds:>8.3} s {:>6.2} M nodes/s  ({database}, {table_mb} MiB table)\n",
             signed(value),
             stats.nodes,
             stats.probes,
@@ -539,11 +572,11 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
         );
         rows.push(json!({
             "rules": rules_name, "start": start_text, "value": value, "nodes": stats.nodes, "probes": stats.probes,
-            "passes": stats.passes, "seconds": seconds, "database_max_seeds": max_seeds,
+            "passes": stats.passes, "seconds": seconds, "database_max_seeds": max_seeds, "table_mb": table_mb,
         }));
     }
     if args.json {
-        return Ok(format!("{}\n", json!({ "table_mb": args.table_mb, "threads": args.threads, "results": rows })));
+        return Ok(format!("{}\n", json!({ "threads": args.threads, "results": rows })));
     }
     Ok(text)
 }

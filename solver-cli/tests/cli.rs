@@ -254,6 +254,7 @@ fn solve_reports_openings_a_principal_variation_and_the_work_done() {
     assert_eq!(replayed["margin"], 2);
     assert!(out["nodes"].as_u64().unwrap() > 0);
     assert_eq!(out["database"], Value::Null);
+    assert_eq!(out["table_mb"], 16);
 
     let output = kalah(&["solve", "4x4", "--time-limit", "0"]);
     assert_eq!(output.status.code(), Some(2));
@@ -305,4 +306,9 @@ fn bench_node_counts_repeat() {
     assert_eq!(nodes(&first).len(), 2);
     assert_eq!(nodes(&first), nodes(&second));
     assert_eq!(first["results"][1]["value"], 8);
+    assert_eq!(first["results"][0]["table_mb"], 64, "as asked");
+    // Sized to the search when not asked: Kalah(4,4) without a database has 32 seeds beyond none.
+    let sized = json(&["bench", "--no-db", "--json"]);
+    assert_eq!(sized["results"][0]["table_mb"], 256);
+    assert_eq!(sized["results"][0]["value"], 2);
 }
