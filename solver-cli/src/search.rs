@@ -58,32 +58,29 @@ fn threads(asked: Option<usize>) -> anyhow::Result<usize> {
 impl SearchArgs {
     /// Reports a bad option; commands call it before they load or build a database.
     pub fn check(&self) -> anyhow::Result<()> {
-        self.deadline()?;
-        if self.table_mb == Some(0) {
-            return Err(input_error("--table-mb must be at least 1"));
-        }
-        threads(self.threads).map(drop)
+        self.deadline_and_threads().map(drop)
     }
 
     /// The options of a search whose biggest position is `root`, over `database`; the time limit
     /// counts from now.
     pub fn options(&self, root: &Position, database: Option<&Database>) -> anyhow::Result<SearchOptions> {
-        self.check()?;
-        Ok(SearchOptions {
-            table_bytes: table_bytes(self.table_mb, root, database),
-            deadline: self.deadline()?,
-            threads: threads(self.threads)?,
-        })
+        let (deadline, threads) = self.deadline_and_threads()?;
+        Ok(SearchOptions { table_bytes: table_bytes(self.table_mb, root, database), deadline, threads })
     }
 
-    fn deadline(&self) -> anyhow::Result<Option<Instant>> {
-        match self.time_limit {
+    /// Every option checked; the deadline (from now) and the thread count.
+    fn deadline_and_threads(&self) -> anyhow::Result<(Option<Instant>, usize)> {
+        let deadline = match self.time_limit {
             Some(seconds) if !(seconds > 0.0 && seconds.is_finite()) => {
-                Err(input_error(format!("--time-limit {seconds} is not a positive number of seconds")))
+                return Err(input_error(format!("--time-limit {seconds} is not a positive number of seconds")));
             }
-            Some(seconds) => Ok(Some(Instant::now() + Duration::from_secs_f64(seconds))),
-            None => Ok(None),
+            Some(seconds) => Some(Instant::now() + Duration::from_secs_f64(seconds)),
+            None => None,
+        };
+        if self.table_mb == Some(0) {
+            return Err(input_error("--table-mb must be at least 1"));
         }
+        Ok((deadline, threads(self.threads)?))
     }
 }
 
