@@ -4,7 +4,8 @@
 //! [`board`] (positions and moves) → [`notation`] (text forms) → [`game`] (played games and
 //! replays) → [`solve`] (the exact reference solver) → [`index`] (dense layer indexes) →
 //! [`database`] (endgame databases: build, file format, probing) → [`search`] (MTD(f) search
-//! probing the databases); [`published`] holds the published values they must reproduce.
+//! probing the databases) → [`jobs`] and [`proof`] (batch solves and proofs that grow across
+//! runs and machines); [`published`] holds the published values they must reproduce.
 //!
 //! One value convention holds everywhere: a value is the final store difference *for the side to
 //! move* under perfect play, each side maximising its own final margin.
@@ -18,6 +19,7 @@ pub mod game;
 pub mod index;
 pub mod jobs;
 pub mod notation;
+pub mod proof;
 pub mod published;
 pub mod rules;
 pub mod search;

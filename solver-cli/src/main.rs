@@ -5,6 +5,7 @@
 
 mod database;
 mod jobs;
+mod proof;
 mod search;
 mod serve;
 
@@ -52,6 +53,9 @@ enum Command {
     Merge(jobs::MergeArgs),
     /// Serve the JSON API and the analysis board over HTTP.
     Serve(serve::ServeArgs),
+    /// Proofs of a bound on a value that grow across runs, shards and machines.
+    #[command(subcommand)]
+    Proof(proof::ProofCommand),
 }
 
 /// The rule system: a named set, then any dimension overridden.
@@ -159,6 +163,7 @@ fn main() -> ExitCode {
         Command::Run(args) => jobs::run(&args),
         Command::Merge(args) => jobs::merge(&args),
         Command::Serve(args) => serve::serve(&args),
+        Command::Proof(command) => proof::command(&command),
     };
     match result.and_then(|text| write_stdout(&text)) {
         Ok(()) => ExitCode::SUCCESS,

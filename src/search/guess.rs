@@ -260,6 +260,30 @@ impl Search<'_> {
         Ok(guess)
     }
 
+    /// A cheap estimate of the value of `position` for the side to move, stores included: exact
+    /// where the game is over or the database answers, else the depth-limited estimate deepened
+    /// until one iteration costs `nodes`. It orders work (a proof's children); it proves nothing.
+    pub fn estimated_value(&mut self, position: &Position, nodes: u64) -> Result<i32, SearchError> {
+        self.check_houses(position)?;
+        let board = position.without_stores();
+        if let Some(value) = self.settled(&board)? {
+            return Ok(position.margin() + value);
+        }
+        if self.rules.has_cycles() {
+            return Ok(position.margin());
+        }
+        let bound = super::seed_bound(board.seeds_on_board());
+        let mut guess = 0;
+        for depth in 1..=GUESS_MAX_DEPTH {
+            let before = self.stats.nodes;
+            guess = self.estimate(&board, depth, -bound, bound)?;
+            if self.stats.nodes - before >= nodes {
+                break;
+            }
+        }
+        Ok(position.margin() + guess)
+    }
+
     /// Whether a node with `seeds` on the board, expected to cut off, chooses its first move by
     /// [`Search::lead_by_estimate`] (see [`LEAD_BELOW_ROOT`]): when the table holds no move for
     /// it (`table_move`), or only an estimate's hint (`hint_work`: the log2 work recorded for a

@@ -83,7 +83,7 @@ pub mod table;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -131,6 +131,12 @@ pub enum SearchError {
     /// The time limit passed before the value was proven.
     #[error("no exact value within the time limit ({nodes} nodes searched)")]
     TimeUp {
+        /// Nodes searched until then.
+        nodes: u64,
+    },
+    /// The node budget ([`Search::set_node_limit`]) ran out before the answer was proven.
+    #[error("no answer within the node budget ({nodes} nodes searched)")]
+    NodeLimit {
         /// Nodes searched until then.
         nodes: u64,
     },
@@ -260,6 +266,9 @@ fn refutation_first(moves: &mut [Option<Child>]) -> bool {
     work(&moves[0]) >= work(&moves[1]).saturating_add(REFUTATION_WORK_GAP)
 }
 
+/// Nodes a thread counts between looks at its stop flags, deadline and node budget (a power of 2).
+const NODE_CHECK_INTERVAL: u64 = 1 << 10;
+
 /// Stack of the thread a zero-window test under cycles runs on: up to [`cycles::MAX_LINE`]
 /// frames of the recursion.
 const CYCLES_STACK_BYTES: usize = 4 << 30;
@@ -291,6 +300,9 @@ pub struct Search<'db> {
     /// Set when this search should give up: one flag per parallel split it works under, set when
     /// a sibling of that split proved the cutoff.
     stops: Vec<Arc<AtomicBool>>,
+    /// Nodes the search may still spend (see [`Search::set_node_limit`]), shared with the
+    /// workers of its parallel splits; counted down in steps of [`NODE_CHECK_INTERVAL`].
+    nodes_left: Option<Arc<AtomicI64>>,
     /// Moves from the root of the current zero-window test.
     ply: u32,
     /// Seeds on the board at the root of the current zero-window test.
@@ -356,6 +368,7 @@ impl<'db> Search<'db> {
             stats: Stats::default(),
             pool: None,
             stops: Vec::new(),
+            nodes_left: None,
             ply: 0,
             root_seeds: 0,
             line: HashMap::default(),
@@ -381,6 +394,7 @@ impl<'db> Search<'db> {
             table: Arc::clone(&self.table),
             pool: self.pool.clone(),
             stops: stops.to_vec(),
+            nodes_left: self.nodes_left.clone(),
             stats: Stats::default(),
             line: HashMap::default(),
             ..*self
@@ -416,6 +430,7 @@ impl<'db> Search<'db> {
         // A worker's time-up error counts its own nodes; report the whole search's.
         result.map_err(|err| match err {
             SearchError::TimeUp { .. } => SearchError::TimeUp { nodes: self.stats.nodes },
+            SearchError::NodeLimit { .. } => SearchError::NodeLimit { nodes: self.stats.nodes },
             err => err,
         })
     }
@@ -486,6 +501,14 @@ impl<'db> Search<'db> {
     /// Sets or clears the time limit for later calls.
     pub fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
+    }
+
+    /// Gives later calls, all together, at most about `nodes` nodes (every thread's, estimates
+    /// included; checked every [`NODE_CHECK_INTERVAL`] nodes of a thread) before they stop with
+    /// [`SearchError::NodeLimit`]; `None` lifts the limit. A call stopped so leaves its proven
+    /// bounds in the table, where a later call finds them.
+    pub fn set_node_limit(&mut self, nodes: Option<u64>) {
+        self.nodes_left = nodes.map(|n| Arc::new(AtomicI64::new(i64::try_from(n).unwrap_or(i64::MAX))));
     }
 
     /// Whether `position` is answered by the database alone.
@@ -886,9 +909,14 @@ impl<'db> Search<'db> {
     #[inline]
     fn count_node(&mut self) -> Result<(), SearchError> {
         self.stats.nodes += 1;
-        if self.stats.nodes & 0x3FF == 0 {
+        if self.stats.nodes & (NODE_CHECK_INTERVAL - 1) == 0 {
             if self.stopped() {
                 return Err(SearchError::Stopped);
+            }
+            if let Some(left) = &self.nodes_left
+                && left.fetch_sub(NODE_CHECK_INTERVAL as i64, Ordering::Relaxed) < NODE_CHECK_INTERVAL as i64
+            {
+                return Err(SearchError::NodeLimit { nodes: self.stats.nodes });
             }
             if self.stats.nodes & 0xFFFF == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err(SearchError::TimeUp { nodes: self.stats.nodes });

@@ -1,0 +1,320 @@
+//! The proof commands: `proof new`, `run`, `status`, `check` and `merge` (see `kalah::proof`).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args, Subcommand};
+use kalah::jobs::Shard;
+use kalah::proof::{self, Claim, ProofError, RunOptions, Spec, Status, TaskOutcome, Tree};
+use kalah::search::Search;
+use serde_json::json;
+
+use crate::search::{Load, SearchArgs, database_for};
+use crate::{RulesArgs, input_error, parse_start};
+
+#[derive(Subcommand)]
+pub enum ProofCommand {
+    /// Start a proof: write DIR/proof.toml (rules, root, claim, task budget).
+    New(NewArgs),
+    /// Grow a proof (or one shard's share of it) until it is decided or the time is up.
+    Run(RunArgs),
+    /// Where a proof stands: the claim, proven or not, leaves, nodes, the root's children.
+    Status(StatusArgs),
+    /// Check a proof independently: the tree by the rules, a sample of leaves searched again.
+    Check(CheckArgs),
+    /// Join the shards' logs into DIR/log.jsonl (a contradiction is an error).
+    Merge(MergeArgs),
+}
+
+#[derive(Args)]
+pub struct NewArgs {
+    /// The proof's directory (created), e.g. data/proofs/standard-6x6-ge-2.
+    dir: PathBuf,
+    /// The root: MxN (e.g. 6x6) or a position.
+    #[arg(long, value_name = "START")]
+    start: String,
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// The claim on the root's value for its side to move: ">= 4", "<= 2", "> 0", ...
+    #[arg(long, allow_hyphen_values = true)]
+    claim: String,
+    /// Nodes a task may search before its node is expanded instead.
+    #[arg(long, value_name = "N", default_value_t = proof::DEFAULT_TASK_NODES)]
+    task_nodes: u64,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The proof's directory.
+    dir: PathBuf,
+    /// Work only shard I of N's share of the open leaves (e.g. 2/8), logging to
+    /// DIR/log.shard-I-of-N.jsonl and reading the other shards' logs as they grow.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<Shard>,
+    /// Nodes a task may search before its node is expanded [default: proof.toml's].
+    #[arg(long, value_name = "N")]
+    task_nodes: Option<u64>,
+    /// Stop after this many tasks.
+    #[arg(long, value_name = "N")]
+    max_tasks: Option<usize>,
+    /// (--time-limit is the whole run's here: the task in flight then is lost, nothing else.)
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Print one JSON object at the end instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct StatusArgs {
+    /// The proof's directory.
+    dir: PathBuf,
+    /// How many of the largest open leaves to list.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    largest: usize,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// The proof's directory.
+    dir: PathBuf,
+    /// Leaves of the proof to search again (0: the tree only).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    sample: usize,
+    /// Chooses the sample (default: from the clock).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct MergeArgs {
+    /// The proof's directory.
+    dir: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn command(command: &ProofCommand) -> anyhow::Result<String> {
+    match command {
+        ProofCommand::New(args) => new(args),
+        ProofCommand::Run(args) => run(args),
+        ProofCommand::Status(args) => status(args),
+        ProofCommand::Check(args) => check(args),
+        ProofCommand::Merge(args) => merge(args),
+    }
+}
+
+/// A proof that cannot be read (no proof.toml, an invalid one) is bad input.
+fn load(dir: &Path) -> anyhow::Result<Tree> {
+    let spec = Spec::load(dir).map_err(|err| match err {
+        ProofError::Invalid { .. } | ProofError::Io { .. } => input_error(err.to_string()),
+        err => err.into(),
+    })?;
+    let mut tree = Tree::new(spec);
+    proof::run::read_logs(dir, &mut tree)?;
+    Ok(tree)
+}
+
+fn new(args: &NewArgs) -> anyhow::Result<String> {
+    let root = parse_start(&args.start)?;
+    let claim: Claim = args.claim.parse().map_err(input_error)?;
+    let spec = Spec::new(args.rules.resolve(), root, claim, args.task_nodes).map_err(input_error)?;
+    spec.create(&args.dir).map_err(|err| match err {
+        ProofError::Invalid { .. } => input_error(err.to_string()),
+        err => err.into(),
+    })?;
+    Ok(format!(
+        "proof of value {} for the side to move at {} ({} rules) in {}\n",
+        spec.claim,
+        spec.root,
+        spec.rules,
+        proof::spec_path(&args.dir).display()
+    ))
+}
+
+fn run(args: &RunArgs) -> anyhow::Result<String> {
+    args.search.check()?;
+    let mut tree = load(&args.dir)?;
+    let spec = tree.spec().clone();
+    if args.task_nodes == Some(0) {
+        return Err(input_error("--task-nodes must be at least 1"));
+    }
+    let db = database_for(&args.search, &spec.rules, &spec.root, Load::Now)?;
+    let mut options = args.search.options(&spec.root, db.as_ref())?;
+    // The deadline is the run's, not one search's: `work` sets it on every task.
+    let deadline = options.deadline.take();
+    let mut search = Search::new(spec.rules, db.as_ref(), &options)?;
+    let run_options = RunOptions {
+        shard: args.shard,
+        deadline,
+        max_tasks: args.max_tasks,
+        ..RunOptions::with_task_nodes(args.task_nodes.unwrap_or(spec.task_nodes))
+    };
+    let clock = Instant::now();
+    let quiet = args.json;
+    let report = proof::work(&args.dir, &mut tree, &mut search, &run_options, |task, tree| {
+        if quiet {
+            return;
+        }
+        let what = match task.outcome {
+            TaskOutcome::Settled { holds: true } => "holds".to_string(),
+            TaskOutcome::Settled { holds: false } => "fails".to_string(),
+            TaskOutcome::Expanded { children } => format!("expanded into {children}"),
+        };
+        let status = tree.status(0);
+        eprintln!(
+            "[{:>7.0} s] {} ({} seeds): {what} ({} nodes, {:.1} s); root pn {} dn {}, {} open leaves",
+            clock.elapsed().as_secs_f64(),
+            task.position,
+            task.seeds,
+            task.nodes,
+            task.seconds,
+            status.proof_number,
+            status.disproof_number,
+            status.open_leaves,
+        );
+    })?;
+    let status = tree.status(5);
+    if args.json {
+        return Ok(format!("{}\n", json!({ "run": report, "status": status })));
+    }
+    let rate = report.nodes as f64 / report.seconds.max(1e-9);
+    let mut text = format!(
+        "{} tasks ({} settled, {} expanded), {} nodes in {:.1} s ({:.2} M nodes/s); stopped: {:?}; log {}\n",
+        report.tasks,
+        report.settled,
+        report.expanded,
+        report.nodes,
+        report.seconds,
+        rate / 1e6,
+        report.stop,
+        report.log.display()
+    );
+    text += &status_text(&status);
+    Ok(text)
+}
+
+fn status(args: &StatusArgs) -> anyhow::Result<String> {
+    let tree = load(&args.dir)?;
+    let status = tree.status(args.largest);
+    if args.json {
+        return Ok(format!("{}\n", serde_json::to_string(&status)?));
+    }
+    Ok(status_text(&status))
+}
+
+fn proven_text(proven: Option<bool>) -> &'static str {
+    match proven {
+        Some(true) => "proven by the logs (confirm with kalah proof check)",
+        Some(false) => "refuted",
+        None => "open",
+    }
+}
+
+fn status_text(status: &Status) -> String {
+    let mut text = format!(
+        "claim: {} at {} ({} rules): {}\n\
+         leaves: {} proven, {} refuted, {} open; {} expanded; {} nodes, {:.0} s; root pn {} dn {}\n",
+        status.claim,
+        status.root,
+        status.rules,
+        proven_text(status.proven),
+        status.proven_leaves,
+        status.refuted_leaves,
+        status.open_leaves,
+        status.expanded,
+        status.nodes,
+        status.seconds,
+        status.proof_number,
+        status.disproof_number,
+    );
+    for child in &status.first_level {
+        text += &format!(
+            "  turn {:<12} {:?} (pn {}, dn {})\n",
+            child.turn, child.status, child.proof_number, child.disproof_number
+        );
+    }
+    if !status.largest_open.is_empty() {
+        text += "largest open leaves:\n";
+        for leaf in &status.largest_open {
+            text += &format!(
+                "  {} ({} seeds, pn {}, dn {})\n",
+                leaf.position, leaf.seeds, leaf.proof_number, leaf.disproof_number
+            );
+        }
+    }
+    text
+}
+
+fn check(args: &CheckArgs) -> anyhow::Result<String> {
+    args.search.check()?;
+    let tree = load(&args.dir)?;
+    let spec = tree.spec().clone();
+    let mut records = Vec::new();
+    for path in proof::log::logs_in(&args.dir)? {
+        records.extend(proof::log::read_log(&path)?);
+    }
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+    });
+    let db = if args.sample > 0 { database_for(&args.search, &spec.rules, &spec.root, Load::Now)? } else { None };
+    let mut search = match args.sample {
+        0 => None,
+        _ => Some(Search::new(spec.rules, db.as_ref(), &args.search.options(&spec.root, db.as_ref())?)?),
+    };
+    let report = proof::check(&spec, &records, search.as_mut(), args.sample, seed)?;
+    let text = if args.json {
+        format!(
+            "{}\n",
+            json!({ "claim": format!("value {}", spec.claim), "passed": report.passed(), "seed": seed, "report": report })
+        )
+    } else {
+        let mut text = format!(
+            "claim value {} at {} ({} rules): {}\n\
+             proof: {} nodes, {} leaves answered by search or database; {} searched again, {} confirmed (seed {seed})\n",
+            spec.claim,
+            spec.root,
+            spec.rules,
+            if report.passed() { "CHECKED" } else { "NOT CHECKED" },
+            report.proof_nodes,
+            report.proof_leaves,
+            report.sampled,
+            report.confirmed,
+        );
+        for problem in &report.problems {
+            text += &format!("  problem: {problem}\n");
+        }
+        text
+    };
+    if !report.passed() {
+        crate::write_stdout(&text)?;
+        anyhow::bail!("the proof in {} does not check", args.dir.display());
+    }
+    Ok(text)
+}
+
+fn merge(args: &MergeArgs) -> anyhow::Result<String> {
+    let tree = load(&args.dir)?;
+    let (records, logs) = proof::log::merge(&args.dir)?;
+    let mut merged = Tree::new(tree.spec().clone());
+    for record in records.lines() {
+        merged.add(record)?;
+    }
+    let status = merged.status(0);
+    if args.json {
+        let logs: Vec<String> = logs.iter().map(|p| p.display().to_string()).collect();
+        return Ok(format!("{}\n", json!({ "logs": logs, "status": status })));
+    }
+    let mut text = format!("merged {} logs into {}\n", logs.len(), proof::log::log_path(&args.dir, None).display());
+    text += &status_text(&status);
+    Ok(text)
+}

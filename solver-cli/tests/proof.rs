@@ -1,0 +1,113 @@
+//! `kalah proof` as a user calls it: new, run, status, check and merge, their JSON and exit codes.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn kalah(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kalah")).args(args).output().expect("the kalah binary runs")
+}
+
+fn json_of(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|err| panic!("not JSON ({err}): {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+/// `kalah proof SUB DIR` with `extra`, searching without databases on one thread.
+fn proof(sub: &str, dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["proof", sub, dir.to_str().unwrap()];
+    if matches!(sub, "run" | "check") {
+        args.extend(["--no-db", "--threads", "1", "--table-mb", "16"]);
+    }
+    args.extend_from_slice(extra);
+    kalah(&args)
+}
+
+fn new_4x4(dir: &Path, claim: &str) {
+    let out =
+        kalah(&["proof", "new", dir.to_str().unwrap(), "--start", "4x4", "--claim", claim, "--task-nodes", "2000"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_proof_is_grown_checked_and_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    new_4x4(&dir, ">= 2");
+    let spec = std::fs::read_to_string(dir.join("proof.toml")).unwrap();
+    assert!(spec.contains("claim = \">= 2\"") && spec.contains("root = \"4 4 4 4 0 4 4 4 4 0 S\""), "{spec}");
+
+    // One task only: the claim is still open, and the check says so with exit 1.
+    let out = proof("run", &dir, &["--max-tasks", "1", "--json"]);
+    assert!(out.status.success());
+    let run = json_of(&out);
+    assert_eq!(run["run"]["tasks"], 1);
+    assert_eq!(run["run"]["stop"], "max_tasks");
+    assert_eq!(run["status"]["proven"], Value::Null);
+    let out = proof("check", &dir, &["--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json_of(&out)["passed"], false);
+
+    let out = proof("run", &dir, &["--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = json_of(&out);
+    assert_eq!(run["run"]["stop"], "decided");
+    assert_eq!(run["status"]["proven"], true);
+
+    let status = json_of(&proof("status", &dir, &["--json"]));
+    assert_eq!(status["proven"], true);
+    assert_eq!(status["claim"], "value >= 2");
+    assert_eq!(status["open_leaves"], 0);
+    assert!(status["first_level"].as_array().unwrap().iter().any(|c| c["status"] == "proven"));
+    assert!(status["nodes"].as_u64().unwrap() > 0);
+
+    let out = proof("check", &dir, &["--sample", "1000", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let check = json_of(&out);
+    assert_eq!(check["passed"], true);
+    assert_eq!(check["report"]["sampled"], check["report"]["proof_leaves"]);
+
+    let text = String::from_utf8(proof("status", &dir, &[]).stdout).unwrap();
+    assert!(text.contains("value >= 2") && text.contains("proven"), "{text}");
+    let out = proof("merge", &dir, &["--json"]);
+    assert!(out.status.success());
+    assert_eq!(json_of(&out)["status"]["proven"], true);
+}
+
+#[test]
+fn a_refuted_claim_ends_proven_false() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    new_4x4(&dir, "> 2");
+    let run = json_of(&proof("run", &dir, &["--json"]));
+    assert_eq!(run["status"]["proven"], false);
+    assert_eq!(proof("check", &dir, &["--sample", "0"]).status.code(), Some(1));
+}
+
+#[test]
+fn bad_input_is_refused_with_exit_2_and_nothing_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("p");
+    let dir_text = dir.to_str().unwrap();
+    for (claim, start, rules) in [
+        ("= 2", "4x4", "standard"),
+        (">= x", "4x4", "standard"),
+        (">= 2", "4x", "standard"),
+        (">= 2", "4x4", "bga pie=on"),
+    ] {
+        let out = kalah(&["proof", "new", dir_text, "--start", start, "--claim", claim, "--rules", rules]);
+        assert_eq!(out.status.code(), Some(2), "{claim} {start} {rules}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!dir.join("proof.toml").exists());
+    }
+    assert_eq!(proof("status", &dir, &[]).status.code(), Some(2), "no proof there");
+    new_4x4(&dir, ">= 2");
+    let again = kalah(&["proof", "new", dir_text, "--start", "4x4", "--claim", ">= 0"]);
+    assert_eq!(again.status.code(), Some(2), "a proof already lives there");
+    assert!(std::fs::read_to_string(dir.join("proof.toml")).unwrap().contains(">= 2"));
+    assert_eq!(proof("run", &dir, &["--task-nodes", "0"]).status.code(), Some(2));
+    std::fs::write(dir.join("log.jsonl"), "{\"kind\":\"settled\"}\n").unwrap();
+    let damaged = proof("status", &dir, &[]);
+    assert_eq!(damaged.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&damaged.stderr).contains("log.jsonl line 1"));
+}

@@ -1,0 +1,237 @@
+//! The independent check of a proof: it trusts neither the proof numbers nor the run that grew
+//! the tree. From the root it walks the logged tree with the plain rules engine
+//! ([`Position::play`]): a node holds when the game is over with a margin that satisfies its
+//! question, when the seeds on the board allow no other answer, when a logged leaf says so, or
+//! when its expansion lists exactly its mover's turns and one child holds (the prover moves) or
+//! every child does (the other side moves). Then it searches again, without a budget, a sample
+//! of the leaves the proof stands on, and confirms each answer.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use super::log::{Expansion, Record, Settled};
+use super::{ProofError, Spec, turn_text};
+use crate::board::Position;
+use crate::notation::parse_position;
+use crate::rules::Rules;
+use crate::search::Search;
+
+/// What the check found.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CheckReport {
+    /// Whether the logged tree proves the claim by the rules.
+    pub complete: bool,
+    /// Why not, or what else is wrong with the logs.
+    pub problems: Vec<String>,
+    /// Nodes of the proof (a proven child for each prover's node, every child of the others').
+    pub proof_nodes: usize,
+    /// Leaves of the proof answered by a search or the database.
+    pub proof_leaves: usize,
+    /// Leaves searched again.
+    pub sampled: usize,
+    /// Of which the search confirmed.
+    pub confirmed: usize,
+}
+
+impl CheckReport {
+    /// Whether the proof is complete and every sampled leaf was confirmed.
+    pub fn passed(&self) -> bool {
+        self.complete && self.confirmed == self.sampled && self.problems.is_empty()
+    }
+}
+
+/// Every turn of the mover at `position`, as turn texts, by the rules alone.
+fn turns(rules: &Rules, position: &Position) -> HashSet<String> {
+    fn extend(rules: &Rules, at: &Position, prefix: &mut Vec<u8>, out: &mut HashSet<String>) {
+        for house in 0..at.houses() {
+            if at.mover_houses()[house] == 0 {
+                continue;
+            }
+            let mut child = *at;
+            let outcome = child.play(rules, house);
+            prefix.push(house as u8 + 1);
+            if outcome.extra_turn && !child.is_over(rules) {
+                extend(rules, &child, prefix, out);
+            } else {
+                out.insert(turn_text(prefix));
+            }
+            prefix.pop();
+        }
+    }
+    let mut out = HashSet::new();
+    if !position.is_over(rules) {
+        extend(rules, position, &mut Vec::new(), &mut out);
+    }
+    out
+}
+
+/// Plays a turn text from `position` by the rules alone.
+fn play(rules: &Rules, position: &Position, turn: &str) -> Option<Position> {
+    let mut at = *position;
+    for text in turn.split_whitespace() {
+        let house: usize = text.parse().ok()?;
+        if house == 0 || house > at.houses() || at.mover_houses()[house - 1] == 0 {
+            return None;
+        }
+        at.play(rules, house - 1);
+    }
+    Some(at)
+}
+
+struct Checker<'a> {
+    spec: &'a Spec,
+    settled: HashMap<Position, &'a Settled>,
+    expanded: HashMap<Position, &'a Expansion>,
+    holds: HashMap<Position, bool>,
+    problems: Vec<String>,
+}
+
+impl Checker<'_> {
+    fn question(&self, position: &Position) -> super::Claim {
+        self.spec.node_claim(position)
+    }
+
+    /// Whether the prover's claim holds at `position` by the logged tree and the rules.
+    fn holds(&mut self, position: &Position) -> bool {
+        if let Some(&known) = self.holds.get(position) {
+            return known;
+        }
+        let rules = self.spec.rules;
+        let question = self.question(position);
+        let answer = if position.is_over(&rules) {
+            question.holds_for(position.final_margin(&rules))
+        } else {
+            let (margin, seeds) = (position.margin(), position.seeds_on_board() as i32);
+            if question.holds_for(margin - seeds) && question.holds_for(margin + seeds) {
+                true
+            } else if let Some(leaf) = self.settled.get(position).filter(|s| s.claim == question.to_string()) {
+                leaf.holds
+            } else if let Some(&expansion) = self.expanded.get(position).filter(|e| e.claim == question.to_string()) {
+                self.expansion_holds(position, expansion)
+            } else {
+                false
+            }
+        };
+        self.holds.insert(*position, answer);
+        answer
+    }
+
+    fn expansion_holds(&mut self, position: &Position, expansion: &Expansion) -> bool {
+        let rules = self.spec.rules;
+        let legal = turns(&rules, position);
+        let listed: HashSet<String> = expansion.children.iter().map(|(t, _)| t.clone()).collect();
+        if legal != listed {
+            let missing: Vec<&String> = legal.difference(&listed).collect();
+            let extra: Vec<&String> = listed.difference(&legal).collect();
+            self.problems.push(format!(
+                "{position}: the expansion's turns are not the mover's (missing {missing:?}, not legal {extra:?})"
+            ));
+            return false;
+        }
+        let children: Vec<Position> = legal.iter().filter_map(|turn| play(&rules, position, turn)).collect();
+        if position.to_move() == self.spec.prover() {
+            children.iter().any(|child| self.holds(child))
+        } else {
+            children.iter().all(|child| self.holds(child))
+        }
+    }
+
+    /// The nodes and the logged leaves of one proof below `root` (which holds): one holding
+    /// child of each prover's node, every child of the others'.
+    fn proof_leaves(&mut self, root: &Position) -> (usize, Vec<Position>) {
+        let rules = self.spec.rules;
+        let (mut seen, mut leaves, mut stack) = (HashSet::new(), Vec::new(), vec![*root]);
+        while let Some(at) = stack.pop() {
+            if !seen.insert(at) {
+                continue;
+            }
+            let question = self.question(&at);
+            let (margin, seeds) = (at.margin(), at.seeds_on_board() as i32);
+            if at.is_over(&rules) || question.holds_for(margin - seeds) && question.holds_for(margin + seeds) {
+                continue;
+            }
+            if self.settled.get(&at).is_some_and(|s| s.claim == question.to_string()) {
+                leaves.push(at);
+                continue;
+            }
+            let mut children: Vec<Position> =
+                turns(&rules, &at).iter().filter_map(|turn| play(&rules, &at, turn)).collect();
+            children.sort_by_key(|c| c.to_string());
+            if at.to_move() == self.spec.prover() {
+                let first = children.into_iter().find(|child| self.holds(child));
+                stack.extend(first);
+            } else {
+                stack.extend(children);
+            }
+        }
+        leaves.sort_by_key(|p| p.to_string());
+        (seen.len(), leaves)
+    }
+}
+
+/// Checks the proof of `spec` recorded in `records` (every line of every log): the tree by the
+/// rules, then `sample` of its logged leaves (chosen by `seed`) searched again with `search`
+/// (none: no leaf is searched again).
+pub fn check(
+    spec: &Spec,
+    records: &[Record],
+    search: Option<&mut Search<'_>>,
+    sample: usize,
+    seed: u64,
+) -> Result<CheckReport, ProofError> {
+    let mut checker = Checker {
+        spec,
+        settled: HashMap::new(),
+        expanded: HashMap::new(),
+        holds: HashMap::new(),
+        problems: Vec::new(),
+    };
+    for record in records {
+        let position = parse_position(record.position()).map_err(|err| ProofError::Conflict {
+            position: record.position().to_string(),
+            message: format!("not a position: {err}"),
+        })?;
+        match record {
+            Record::Settled(s) => {
+                if let Some(old) = checker.settled.insert(position, s)
+                    && (old.holds != s.holds || old.claim != s.claim)
+                {
+                    checker.problems.push(format!("{position}: settled both '{}' and '{}'", old.claim, s.claim));
+                }
+            }
+            Record::Expanded(e) => {
+                checker.expanded.insert(position, e);
+            }
+        }
+    }
+    let mut report = CheckReport { complete: checker.holds(&spec.root), ..CheckReport::default() };
+    if !report.complete {
+        checker.problems.push(format!("the logged tree does not prove value {} at the root", spec.claim));
+        report.problems = checker.problems;
+        return Ok(report);
+    }
+    let (nodes, leaves) = checker.proof_leaves(&spec.root);
+    report.proof_nodes = nodes;
+    report.proof_leaves = leaves.len();
+    if let Some(search) = search {
+        let mut chosen = leaves.clone();
+        chosen.sort_by_key(|p| xxhash_rust::xxh3::xxh3_64_with_seed(p.to_string().as_bytes(), seed));
+        chosen.truncate(sample);
+        for leaf in &chosen {
+            let question = spec.node_claim(leaf);
+            let (beta, holds_if_at_least) = question.board_test(leaf);
+            let holds = search.board_value_at_least(leaf, beta)? == holds_if_at_least;
+            report.sampled += 1;
+            if holds == checker.settled[leaf].holds {
+                report.confirmed += 1;
+            } else {
+                checker.problems.push(format!("{leaf}: the log says '{question}' {}, the search does not", {
+                    if checker.settled[leaf].holds { "holds" } else { "fails" }
+                }));
+            }
+        }
+    }
+    report.problems = checker.problems;
+    Ok(report)
+}

@@ -1,0 +1,316 @@
+//! A proof's logs: JSON lines, appended and synced one at a time, never rewritten (but by
+//! `kalah proof merge`, which writes the union atomically).
+//!
+//! A line is a [`Record`]: a node settled (by a search, the database, or the claim's seeds), or a
+//! node expanded because its task ran out of budget, with every turn of its mover and the
+//! estimate of each child. A last line without its newline was cut short by a kill and is
+//! dropped. Records of one node from several logs must agree: a node settled both ways is a
+//! [`ProofError::Conflict`].
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{ProofError, io_error};
+use crate::board::Position;
+use crate::jobs::Shard;
+use crate::notation::parse_position;
+
+/// What settled a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SettledBy {
+    /// A zero-window search within the task's budget.
+    Search,
+    /// An endgame database probe.
+    Database,
+}
+
+/// A node whose question is answered.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settled {
+    /// The node's position (bins and side to move).
+    pub position: String,
+    /// The question asked of its mover, e.g. `>= 4`.
+    pub claim: String,
+    /// The answer.
+    pub holds: bool,
+    /// How it was found.
+    pub by: SettledBy,
+    /// Nodes the search spent on it.
+    pub nodes: u64,
+    /// Seconds spent on it.
+    pub seconds: f64,
+}
+
+/// A node whose task ran out of its budget and was expanded one turn deeper.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Expansion {
+    /// The node's position.
+    pub position: String,
+    /// The question asked of its mover.
+    pub claim: String,
+    /// Nodes the failed task spent (and the children's estimates).
+    pub nodes: u64,
+    /// Seconds spent on it.
+    pub seconds: f64,
+    /// Every turn of the mover (canonical houses, `1 3`) with the estimated value of the
+    /// position it leaves for the proof's prover.
+    pub children: Vec<(String, i32)>,
+}
+
+/// One line of a log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Record {
+    /// See [`Settled`].
+    Settled(Settled),
+    /// See [`Expansion`].
+    Expanded(Expansion),
+}
+
+impl Record {
+    /// The node's position text.
+    pub fn position(&self) -> &str {
+        match self {
+            Record::Settled(s) => &s.position,
+            Record::Expanded(e) => &e.position,
+        }
+    }
+
+    /// Nodes and seconds spent on it.
+    pub fn cost(&self) -> (u64, f64) {
+        match self {
+            Record::Settled(s) => (s.nodes, s.seconds),
+            Record::Expanded(e) => (e.nodes, e.seconds),
+        }
+    }
+}
+
+/// Everything the logs say, by node: at most one settled and one expansion record each.
+#[derive(Clone, Debug, Default)]
+pub struct Records {
+    /// Settled nodes.
+    pub settled: HashMap<Position, Settled>,
+    /// Expanded nodes.
+    pub expanded: HashMap<Position, Expansion>,
+}
+
+impl Records {
+    /// Adds one record; one that contradicts an earlier one is an error, one that repeats it
+    /// is dropped. Returns whether it was new.
+    pub fn add(&mut self, record: Record) -> Result<bool, ProofError> {
+        let position = parse_position(record.position()).map_err(|err| ProofError::Conflict {
+            position: record.position().to_string(),
+            message: format!("not a position: {err}"),
+        })?;
+        let text = record.position().to_string();
+        let conflict = |message: String| ProofError::Conflict { position: text.clone(), message };
+        match record {
+            Record::Settled(new) => match self.settled.get(&position) {
+                Some(old) if old.claim != new.claim || old.holds != new.holds => Err(conflict(format!(
+                    "'{}' {} and '{}' {}",
+                    old.claim,
+                    holds_text(old.holds),
+                    new.claim,
+                    holds_text(new.holds)
+                ))),
+                Some(_) => Ok(false),
+                None => {
+                    self.settled.insert(position, new);
+                    Ok(true)
+                }
+            },
+            Record::Expanded(new) => match self.expanded.get(&position) {
+                Some(old) if old.claim != new.claim => {
+                    Err(conflict(format!("expanded for '{}' and for '{}'", old.claim, new.claim)))
+                }
+                Some(_) => Ok(false),
+                None => {
+                    self.expanded.insert(position, new);
+                    Ok(true)
+                }
+            },
+        }
+    }
+
+    /// Every record, settled ones first, each group in position order (for a merged log that
+    /// reads the same on every machine).
+    pub fn lines(&self) -> Vec<Record> {
+        let mut settled: Vec<&Settled> = self.settled.values().collect();
+        settled.sort_by(|a, b| a.position.cmp(&b.position));
+        let mut expanded: Vec<&Expansion> = self.expanded.values().collect();
+        expanded.sort_by(|a, b| a.position.cmp(&b.position));
+        settled
+            .into_iter()
+            .map(|s| Record::Settled(s.clone()))
+            .chain(expanded.into_iter().map(|e| Record::Expanded(e.clone())))
+            .collect()
+    }
+
+    /// Nodes and seconds spent on every record.
+    pub fn cost(&self) -> (u64, f64) {
+        let settled = self.settled.values().map(|s| (s.nodes, s.seconds));
+        let expanded = self.expanded.values().map(|e| (e.nodes, e.seconds));
+        settled.chain(expanded).fold((0, 0.0), |(n, s), (a, b)| (n + a, s + b))
+    }
+}
+
+fn holds_text(holds: bool) -> &'static str {
+    if holds { "holds" } else { "fails" }
+}
+
+/// The log a run writes: `DIR/log.jsonl`, or `DIR/log.shard-I-of-N.jsonl` for a shard.
+pub fn log_path(dir: &Path, shard: Option<Shard>) -> PathBuf {
+    match shard {
+        Some(s) => dir.join(format!("log.shard-{}-of-{}.jsonl", s.index, s.count)),
+        None => dir.join("log.jsonl"),
+    }
+}
+
+/// Every log in `dir` (`log.jsonl` and the shards'), in name order.
+pub fn logs_in(dir: &Path) -> Result<Vec<PathBuf>, ProofError> {
+    let mut logs = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io_error(dir))? {
+        let entry = entry.map_err(io_error(dir))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("log") && name.ends_with(".jsonl") {
+            logs.push(entry.path());
+        }
+    }
+    logs.sort();
+    Ok(logs)
+}
+
+/// Reads the complete lines of `text` (from byte `offset` of a log file) into records: the
+/// records and the offset just past the last complete line.
+fn parse_lines(path: &Path, text: &str, first_line: usize) -> Result<(Vec<Record>, usize), ProofError> {
+    let complete = text.rfind('\n').map_or(0, |at| at + 1);
+    let mut records = Vec::new();
+    for (i, line) in text[..complete].lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record = serde_json::from_str(line).map_err(|err| ProofError::CorruptLog {
+            path: path.to_path_buf(),
+            line: first_line + i,
+            message: err.to_string(),
+        })?;
+        records.push(record);
+    }
+    Ok((records, complete))
+}
+
+/// Follows a log another process appends to: each [`Tail::read_new`] returns the lines
+/// completed since the last.
+#[derive(Debug)]
+pub struct Tail {
+    path: PathBuf,
+    offset: u64,
+    lines: usize,
+}
+
+impl Tail {
+    /// A reader at the start of the log at `path`.
+    pub fn new(path: PathBuf) -> Tail {
+        Tail { path, offset: 0, lines: 1 }
+    }
+
+    /// The log it follows.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The records of the lines completed since the last call (none if the file is missing).
+    pub fn read_new(&mut self) -> Result<Vec<Record>, ProofError> {
+        let mut file = match File::open(&self.path) {
+            Ok(file) => file,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => return Err(ProofError::Io { path: self.path.clone(), source }),
+        };
+        file.seek(SeekFrom::Start(self.offset)).map_err(io_error(&self.path))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io_error(&self.path))?;
+        let text = String::from_utf8_lossy(&bytes);
+        let (records, used) = parse_lines(&self.path, &text, self.lines)?;
+        self.lines += text[..used].lines().count();
+        self.offset += used as u64;
+        Ok(records)
+    }
+}
+
+/// Reads every record of the log at `path` (none if it is missing).
+pub fn read_log(path: &Path) -> Result<Vec<Record>, ProofError> {
+    Tail::new(path.to_path_buf()).read_new()
+}
+
+/// A log open for appending.
+pub struct Appender {
+    path: PathBuf,
+    file: File,
+}
+
+impl Appender {
+    /// Opens (or creates) the log at `path`, cutting off a last line left unfinished by a kill
+    /// so that new records start on a line of their own.
+    pub fn open(path: &Path) -> Result<Appender, ProofError> {
+        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(io_error(path))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io_error(path))?;
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1);
+        if complete < bytes.len() {
+            file.set_len(complete as u64).map_err(io_error(path))?;
+            file.seek(SeekFrom::End(0)).map_err(io_error(path))?;
+        }
+        Ok(Appender { path: path.to_path_buf(), file })
+    }
+
+    /// The log's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends `record` and waits until it is on disk.
+    pub fn append(&mut self, record: &Record) -> Result<(), ProofError> {
+        let mut line = serde_json::to_string(record).expect("a record serialises");
+        line.push('\n');
+        self.file.write_all(line.as_bytes()).map_err(io_error(&self.path))?;
+        self.file.sync_data().map_err(io_error(&self.path))
+    }
+}
+
+/// Writes `bytes` to `path` whole or not at all: a temporary file, synced, then a rename.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ProofError> {
+    crate::jobs::write_atomically(path, bytes).map_err(|err| match err {
+        crate::jobs::JobError::Io { path, source } => ProofError::Io { path, source },
+        other => ProofError::Io { path: path.to_path_buf(), source: std::io::Error::other(other.to_string()) },
+    })
+}
+
+/// Joins every log in `dir` into `log.jsonl` (written atomically) and removes the shards' logs
+/// it took in. A contradiction between logs is an error and changes nothing. Returns the
+/// records and the logs read.
+pub fn merge(dir: &Path) -> Result<(Records, Vec<PathBuf>), ProofError> {
+    let logs = logs_in(dir)?;
+    let mut records = Records::default();
+    for log in &logs {
+        for record in read_log(log)? {
+            records.add(record)?;
+        }
+    }
+    let mut text = String::new();
+    for record in records.lines() {
+        text += &serde_json::to_string(&record).expect("a record serialises");
+        text.push('\n');
+    }
+    let merged = log_path(dir, None);
+    write_atomically(&merged, text.as_bytes())?;
+    for log in logs.iter().filter(|log| **log != merged) {
+        std::fs::remove_file(log).map_err(io_error(log))?;
+    }
+    Ok((records, logs))
+}

@@ -1,0 +1,390 @@
+//! Proofs of a bound on a game value that grow across runs, shards and machines.
+//!
+//! A *claim* is "the side to move at the root has value >= t" (or <= t) under a rule set. Its
+//! *prover* is the side the claim speaks for: the root's mover for `>= t`, the other side for
+//! `<= t` (which says the other side holds the mover to t). The proof is an AND/OR tree over
+//! whole turns (an extra-turn chain is one turn, as [`first_turns`] lists them): where the
+//! prover moves, one child must be proven (OR); where the other side moves, every child (AND).
+//! Every node asks the same question of its mover: "value >= T" where the prover moves, "value
+//! <= -T" where the other side does, T being the claim's bound for the prover.
+//!
+//! Each frontier leaf is a *task*: one zero-window search of its position with a node budget.
+//! A task that settles its node is logged as settled; one that runs out of budget is expanded
+//! one turn deeper, and the expansion is logged with its children and their cheap estimates.
+//! Game ends, the seeds' bounds and the database settle nodes without a search. Positions are
+//! the tree's nodes, so a position reached twice is one node and one task (the tree is a DAG:
+//! without clockwise sowing no position repeats on a line).
+//!
+//! **What to work on next** is chosen by proof and disproof numbers (Allis), as the checkers
+//! proof's manager did: a settled node counts 0 or infinity, an OR node takes the least proof
+//! number of its children and the sum of their disproof numbers, an AND node the other way
+//! round, and the next task is the *most-proving* leaf reached by following, from the root, the
+//! child with the least proof number at OR nodes and the least disproof number at AND nodes. A
+//! fresh leaf starts from the estimate its parent logged for it: the further the estimate lies
+//! on the wrong side of T, the larger the number that must be worn down to prove it, so a
+//! refuted child of an OR node is replaced by the sibling the estimates rank next, and at an
+//! AND node the reply most likely to refute is tried first. Proof numbers aim at the smallest
+//! proof without a hand-tuned order of expansion, and they need nothing but the tree the log
+//! rebuilds, so every machine that reads the log agrees on what is left.
+//!
+//! On disk a proof is a directory: `proof.toml` (rules, root, claim, default task budget) and
+//! append-only logs of JSON lines, synced after each line ([`log`]): `log.jsonl` for a whole run,
+//! `log.shard-I-of-N.jsonl` for one shard's. The tree is rebuilt from the logs alone, so a
+//! killed run loses at most its task in flight. [`check`] confirms a proof independently: it
+//! walks the logged tree with the rules engine and re-searches a sample of its leaves.
+
+pub mod check;
+pub mod log;
+pub mod run;
+pub mod tree;
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::board::{Position, Side};
+use crate::notation::parse_start;
+use crate::rules::Rules;
+use crate::search::SearchError;
+
+pub use check::{CheckReport, check};
+pub use log::{Expansion, Record, Settled, SettledBy};
+pub use run::{RunOptions, RunReport, TaskOutcome, TaskReport, work};
+pub use tree::{NodeStatus, Status, Tree};
+
+#[cfg(doc)]
+use crate::solve::first_turns;
+
+/// The task budget a new proof gets when none is named: about three minutes of a Kalah(6,6)
+/// task on two cores.
+pub const DEFAULT_TASK_NODES: u64 = 1_000_000_000;
+
+/// What keeps a proof from being read, run or checked.
+#[derive(Debug, thiserror::Error)]
+pub enum ProofError {
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// `proof.toml` is not a valid proof description.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A line of a log is damaged (other than a last line cut short by a kill, which is dropped).
+    #[error("{path} line {line}: {message}")]
+    CorruptLog {
+        /// The log.
+        path: PathBuf,
+        /// Its line, from 1.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Two records say opposite things of one node.
+    #[error("conflicting records for {position}: {message}")]
+    Conflict {
+        /// The node's position.
+        position: String,
+        /// What disagrees.
+        message: String,
+    },
+    /// The search failed (other than by running out of its budget or time).
+    #[error(transparent)]
+    Search(#[from] SearchError),
+}
+
+pub(crate) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ProofError + '_ {
+    move |source| ProofError::Io { path: path.to_path_buf(), source }
+}
+
+/// Which way a bound goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The value is at least the bound.
+    AtLeast,
+    /// The value is at most the bound.
+    AtMost,
+}
+
+/// A bound on the value of a position for its side to move, stores included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Claim {
+    /// Which way.
+    pub bound: Bound,
+    /// The bound itself.
+    pub value: i32,
+}
+
+/// Bounds beyond this are refused: no game on a board of this crate has so many seeds.
+const MAX_CLAIM: i32 = 1 << 16;
+
+impl FromStr for Claim {
+    type Err = String;
+
+    /// `>= N`, `> N`, `<= N` or `< N`, N an integer (`+4` allowed), spaces optional.
+    fn from_str(text: &str) -> Result<Claim, String> {
+        let bad = || format!("'{text}' is not a claim such as '>= 4' or '<= -2'");
+        let compact: String = text.split_whitespace().collect();
+        let (bound, strict, number) = if let Some(rest) = compact.strip_prefix(">=") {
+            (Bound::AtLeast, false, rest)
+        } else if let Some(rest) = compact.strip_prefix("<=") {
+            (Bound::AtMost, false, rest)
+        } else if let Some(rest) = compact.strip_prefix('>') {
+            (Bound::AtLeast, true, rest)
+        } else if let Some(rest) = compact.strip_prefix('<') {
+            (Bound::AtMost, true, rest)
+        } else {
+            return Err(bad());
+        };
+        let digits = number.strip_prefix('+').unwrap_or(number);
+        if digits.is_empty() || digits.starts_with(['+', '-']) && digits.len() == 1 {
+            return Err(bad());
+        }
+        let value: i32 = digits.parse().map_err(|_| bad())?;
+        if value.abs() > MAX_CLAIM {
+            return Err(format!("'{text}': a bound beyond {MAX_CLAIM} seeds says nothing about a game"));
+        }
+        let value = match (bound, strict) {
+            (_, false) => value,
+            (Bound::AtLeast, true) => value + 1,
+            (Bound::AtMost, true) => value - 1,
+        };
+        Ok(Claim { bound, value })
+    }
+}
+
+impl std::fmt::Display for Claim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let op = match self.bound {
+            Bound::AtLeast => ">=",
+            Bound::AtMost => "<=",
+        };
+        write!(f, "{op} {}", self.value)
+    }
+}
+
+impl Claim {
+    /// Whether `value` satisfies the claim.
+    pub fn holds_for(&self, value: i32) -> bool {
+        match self.bound {
+            Bound::AtLeast => value >= self.value,
+            Bound::AtMost => value <= self.value,
+        }
+    }
+
+    /// What the seeds alone decide about the claim at `position` under `rules`: the value when
+    /// the game is over, else whether every value the seeds on the board allow satisfies it, or
+    /// none does. `None` when a search must decide.
+    pub fn decided_by_seeds(&self, rules: &Rules, position: &Position) -> Option<bool> {
+        if position.is_over(rules) {
+            return Some(self.holds_for(position.final_margin(rules)));
+        }
+        let (margin, seeds) = (position.margin(), position.seeds_on_board() as i32);
+        match (self.holds_for(margin - seeds), self.holds_for(margin + seeds)) {
+            (true, true) => Some(true),
+            (false, false) => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The board-value test that decides the claim at `position`: `(beta, holds_if_at_least)`,
+    /// the claim holding exactly when "board value >= beta" is `holds_if_at_least`.
+    pub fn board_test(&self, position: &Position) -> (i32, bool) {
+        match self.bound {
+            Bound::AtLeast => (self.value - position.margin(), true),
+            Bound::AtMost => (self.value + 1 - position.margin(), false),
+        }
+    }
+}
+
+/// `proof.toml` as written.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpecFile {
+    rules: String,
+    root: String,
+    claim: String,
+    task_nodes: Option<u64>,
+}
+
+/// What a proof proves: the claim at the root under the rules, and the default task budget.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    /// The rule set.
+    pub rules: Rules,
+    /// The root position.
+    pub root: Position,
+    /// The claim on the root's value for its side to move.
+    pub claim: Claim,
+    /// Nodes a task may search before its node is expanded instead.
+    pub task_nodes: u64,
+}
+
+impl Spec {
+    /// A proof of `claim` at `root` under `rules`; refused for rules whose positions repeat
+    /// (clockwise sowing) or that play the pie rule, which the tree does not model.
+    pub fn new(rules: Rules, root: Position, claim: Claim, task_nodes: u64) -> Result<Spec, String> {
+        if rules.has_cycles() {
+            return Err("proofs need rules under which no position repeats (not clockwise sowing)".to_string());
+        }
+        if rules.pie {
+            return Err("proofs do not model the pie rule's swap: claim the opening's value without it".to_string());
+        }
+        if task_nodes == 0 {
+            return Err("the task budget must be at least one node".to_string());
+        }
+        Ok(Spec { rules, root, claim, task_nodes })
+    }
+
+    /// The side the claim speaks for.
+    pub fn prover(&self) -> Side {
+        match self.claim.bound {
+            Bound::AtLeast => self.root.to_move(),
+            Bound::AtMost => self.root.to_move().opponent(),
+        }
+    }
+
+    /// The bound the prover's value must reach in every node.
+    pub fn prover_bound(&self) -> i32 {
+        match self.claim.bound {
+            Bound::AtLeast => self.claim.value,
+            Bound::AtMost => -self.claim.value,
+        }
+    }
+
+    /// The question a node asks of its mover: `value >= T` where the prover moves, `value <= -T`
+    /// where the other side does.
+    pub fn node_claim(&self, position: &Position) -> Claim {
+        if position.to_move() == self.prover() {
+            Claim { bound: Bound::AtLeast, value: self.prover_bound() }
+        } else {
+            Claim { bound: Bound::AtMost, value: -self.prover_bound() }
+        }
+    }
+
+    /// Reads `DIR/proof.toml`.
+    pub fn load(dir: &Path) -> Result<Spec, ProofError> {
+        let path = spec_path(dir);
+        let text = std::fs::read_to_string(&path).map_err(io_error(&path))?;
+        let invalid = |message: String| ProofError::Invalid { path: path.clone(), message };
+        let file: SpecFile = toml::from_str(&text).map_err(|err| invalid(err.message().to_string()))?;
+        let rules: Rules = file.rules.parse().map_err(|err: crate::rules::UnknownRule| invalid(err.to_string()))?;
+        let root = parse_start(&file.root).map_err(|err| invalid(format!("root: {err}")))?;
+        let claim: Claim = file.claim.parse().map_err(invalid)?;
+        Spec::new(rules, root, claim, file.task_nodes.unwrap_or(DEFAULT_TASK_NODES)).map_err(invalid)
+    }
+
+    /// Writes `DIR/proof.toml` (whole or not at all), creating `DIR`; refuses a directory that
+    /// already holds a proof.
+    pub fn create(&self, dir: &Path) -> Result<(), ProofError> {
+        let path = spec_path(dir);
+        if path.exists() {
+            return Err(ProofError::Invalid {
+                path,
+                message: "a proof already lives here (each proof has a directory of its own)".to_string(),
+            });
+        }
+        let file = SpecFile {
+            rules: self.rules.to_string(),
+            root: self.root.to_string(),
+            claim: self.claim.to_string(),
+            task_nodes: Some(self.task_nodes),
+        };
+        let text = format!(
+            "# A proof of: the side to move at the root has value {} ({} rules).\n\
+             # Grown by `kalah proof run`, read by `kalah proof status` and `kalah proof check`.\n{}",
+            self.claim,
+            self.rules,
+            toml::to_string(&file).expect("a proof description serialises")
+        );
+        log::write_atomically(&path, text.as_bytes())
+    }
+}
+
+/// `DIR/proof.toml`.
+pub fn spec_path(dir: &Path) -> PathBuf {
+    dir.join("proof.toml")
+}
+
+/// Moves of a turn as text: canonical houses from 1, space-separated (`1 3`).
+pub fn turn_text(moves: &[u8]) -> String {
+    moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
+}
+
+/// Plays a turn written by [`turn_text`] from `position`: `None` if a move is not legal or the
+/// turn stops before its extra turns are used up or goes on after them.
+pub fn play_turn(rules: &Rules, position: &Position, turn: &str) -> Option<Position> {
+    let mut at = *position;
+    let moves: Vec<&str> = turn.split_whitespace().collect();
+    for (i, text) in moves.iter().enumerate() {
+        let house: usize = text.parse().ok()?;
+        if house == 0 || house > at.houses() || at.is_over(rules) || !at.legal_moves().any(|h| h == house - 1) {
+            return None;
+        }
+        // Only an extra turn lets a turn go on, and an extra turn must be taken (a move that
+        // ends the game gives none).
+        if at.play(rules, house - 1).extra_turn == (i + 1 == moves.len()) {
+            return None;
+        }
+    }
+    (!moves.is_empty()).then_some(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claims_parse_and_print() {
+        assert_eq!(">= 4".parse::<Claim>().unwrap(), Claim { bound: Bound::AtLeast, value: 4 });
+        assert_eq!(">+4".parse::<Claim>().unwrap(), Claim { bound: Bound::AtLeast, value: 5 });
+        assert_eq!("<= -2".parse::<Claim>().unwrap(), Claim { bound: Bound::AtMost, value: -2 });
+        assert_eq!("< -2".parse::<Claim>().unwrap(), Claim { bound: Bound::AtMost, value: -3 });
+        assert_eq!("<=-2".parse::<Claim>().unwrap().to_string(), "<= -2");
+        for bad in ["", "4", "=> 4", ">= ", ">= x", "<= 2147483647", ">= +-3", ">= -"] {
+            assert!(bad.parse::<Claim>().is_err(), "{bad:?} must be refused");
+        }
+    }
+
+    #[test]
+    fn the_seeds_decide_claims_out_of_their_reach() {
+        let rules = Rules::STANDARD;
+        // South 10 in store, North 2, 3 seeds on the board: South's value lies in 5..=11.
+        let position = Position::from_bins(&[1, 1, 0, 10, 1, 0, 0, 2], Side::South).unwrap();
+        let claim = |text: &str| text.parse::<Claim>().unwrap();
+        assert_eq!(claim(">= 5").decided_by_seeds(&rules, &position), Some(true));
+        assert_eq!(claim(">= 12").decided_by_seeds(&rules, &position), Some(false));
+        assert_eq!(claim(">= 6").decided_by_seeds(&rules, &position), None);
+        assert_eq!(claim("<= 11").decided_by_seeds(&rules, &position), Some(true));
+        assert_eq!(claim("<= 4").decided_by_seeds(&rules, &position), Some(false));
+        // A game over is decided by its final margin: South's houses are empty.
+        let over = Position::from_bins(&[0, 0, 0, 10, 1, 2, 0, 2], Side::North).unwrap();
+        assert_eq!(over.final_margin(&rules), -5);
+        assert_eq!(claim("<= -5").decided_by_seeds(&rules, &over), Some(true));
+        assert_eq!(claim("<= -6").decided_by_seeds(&rules, &over), Some(false));
+    }
+
+    #[test]
+    fn turns_replay_only_as_the_rules_allow() {
+        let rules = Rules::STANDARD;
+        let start = Position::start(6, 4).unwrap();
+        // House 3 of Kalah(6,4) ends in the store: an extra turn must follow.
+        assert!(play_turn(&rules, &start, "3").is_none());
+        assert!(play_turn(&rules, &start, "3 1").is_some());
+        assert!(play_turn(&rules, &start, "1 2").is_none(), "house 1 gives no extra turn");
+        assert!(play_turn(&rules, &start, "7").is_none());
+        assert!(play_turn(&rules, &start, "").is_none());
+        for (moves, child) in crate::solve::first_turns(&rules, &start) {
+            assert_eq!(play_turn(&rules, &start, &turn_text(&moves)), Some(child));
+        }
+    }
+}

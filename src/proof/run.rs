@@ -1,0 +1,337 @@
+//! Growing a proof: take the next task, search it within its budget, log what it settled or the
+//! expansion it needed, and go on until the claim is decided, the time is up, or (for a shard)
+//! no open leaf of its share is left.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::log::{Appender, Expansion, Record, Settled, SettledBy, Tail, log_path, logs_in};
+use super::{ProofError, Tree, turn_text};
+use crate::board::Position;
+use crate::jobs::Shard;
+use crate::search::{Search, SearchError};
+use crate::solve::first_turns;
+
+/// How a run works.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Nodes a task may search before its node is expanded instead.
+    pub task_nodes: u64,
+    /// The share of the open leaves this run takes (all without one).
+    pub shard: Option<Shard>,
+    /// Stop (losing the task in flight) once this instant has passed.
+    pub deadline: Option<Instant>,
+    /// Stop after this many tasks.
+    pub max_tasks: Option<usize>,
+    /// Nodes of each child's estimate when a node is expanded.
+    pub estimate_nodes: u64,
+    /// How long a shard with no open leaf of its own waits for the other shards' logs to give it
+    /// one before it stops.
+    pub idle_wait: Duration,
+}
+
+impl RunOptions {
+    /// Options for tasks of `task_nodes`, with the defaults for the rest.
+    pub fn with_task_nodes(task_nodes: u64) -> RunOptions {
+        RunOptions {
+            task_nodes,
+            shard: None,
+            deadline: None,
+            max_tasks: None,
+            estimate_nodes: 1 << 14,
+            idle_wait: Duration::from_secs(600),
+        }
+    }
+}
+
+/// What a task did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskOutcome {
+    /// Settled its node: whether the node's question holds.
+    Settled {
+        /// The answer.
+        holds: bool,
+    },
+    /// Ran out of budget; its node now has this many children.
+    Expanded {
+        /// Its turns.
+        children: usize,
+    },
+}
+
+/// One task done.
+#[derive(Clone, Debug, Serialize)]
+pub struct TaskReport {
+    /// Its position.
+    pub position: String,
+    /// Seeds on its board.
+    pub seeds: u32,
+    /// What it did.
+    pub outcome: TaskOutcome,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// Why a run stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stop {
+    /// The claim is decided.
+    Decided,
+    /// No open leaf of this run's share is left (other shards may still have some).
+    NoWork,
+    /// The time limit passed.
+    TimeUp,
+    /// The task count asked for is done.
+    MaxTasks,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    /// Tasks done.
+    pub tasks: usize,
+    /// Of which settled their node.
+    pub settled: usize,
+    /// Of which expanded it.
+    pub expanded: usize,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Seconds of the run.
+    pub seconds: f64,
+    /// Why it stopped.
+    pub stop: Stop,
+    /// The claim after the run, by the logs.
+    pub proven: Option<bool>,
+    /// The log it wrote.
+    pub log: PathBuf,
+}
+
+/// The logs of other runs in a proof's directory, followed as they grow.
+struct OtherLogs {
+    dir: PathBuf,
+    own: PathBuf,
+    tails: Vec<Tail>,
+}
+
+impl OtherLogs {
+    /// Adds to `tree` every record completed since the last call; returns how many were new.
+    fn poll(&mut self, tree: &mut Tree) -> Result<usize, ProofError> {
+        for path in logs_in(&self.dir)? {
+            if path != self.own && !self.tails.iter().any(|t| t.path() == path) {
+                self.tails.push(Tail::new(path));
+            }
+        }
+        let mut new = 0;
+        for tail in &mut self.tails {
+            for record in tail.read_new()? {
+                new += usize::from(tree.add(record)?);
+            }
+        }
+        Ok(new)
+    }
+}
+
+/// Reads every log of the proof in `dir` into `tree`.
+pub fn read_logs(dir: &Path, tree: &mut Tree) -> Result<(), ProofError> {
+    for path in logs_in(dir)? {
+        for record in super::log::read_log(&path)? {
+            tree.add(record)?;
+        }
+    }
+    Ok(())
+}
+
+/// Grows the proof in `dir` (whose logs `tree` holds) with `search` (for the proof's rules),
+/// appending to this run's log, calling `on_task` after each task.
+pub fn work(
+    dir: &Path,
+    tree: &mut Tree,
+    search: &mut Search<'_>,
+    options: &RunOptions,
+    mut on_task: impl FnMut(&TaskReport, &Tree),
+) -> Result<RunReport, ProofError> {
+    let own = log_path(dir, options.shard);
+    let mut others = OtherLogs { dir: dir.to_path_buf(), own: own.clone(), tails: Vec::new() };
+    let mut log = Appender::open(&own)?;
+    for record in super::log::read_log(&own)? {
+        tree.add(record)?;
+    }
+    others.poll(tree)?;
+    search.set_deadline(options.deadline);
+    let clock = Instant::now();
+    let mut report = RunReport {
+        tasks: 0,
+        settled: 0,
+        expanded: 0,
+        nodes: 0,
+        seconds: 0.0,
+        stop: Stop::Decided,
+        proven: None,
+        log: own,
+    };
+    report.stop = loop {
+        if tree.proven().is_some() {
+            break Stop::Decided;
+        }
+        if options.max_tasks.is_some_and(|max| report.tasks >= max) {
+            break Stop::MaxTasks;
+        }
+        if options.deadline.is_some_and(|d| Instant::now() >= d) {
+            break Stop::TimeUp;
+        }
+        let Some(position) = next_or_wait(tree, &mut others, options)? else {
+            break if options.deadline.is_some_and(|d| Instant::now() >= d) { Stop::TimeUp } else { Stop::NoWork };
+        };
+        let Some(task) = run_task(tree, search, &position, options, &mut log)? else {
+            break Stop::TimeUp;
+        };
+        report.tasks += 1;
+        report.nodes += task.nodes;
+        match task.outcome {
+            TaskOutcome::Settled { .. } => report.settled += 1,
+            TaskOutcome::Expanded { .. } => report.expanded += 1,
+        }
+        on_task(&task, tree);
+        others.poll(tree)?;
+    };
+    search.set_deadline(None);
+    search.set_node_limit(None);
+    report.seconds = clock.elapsed().as_secs_f64();
+    report.proven = tree.proven();
+    Ok(report)
+}
+
+/// The next task of this run's share; a shard with none waits for other shards' logs to give it
+/// one, at most `options.idle_wait` without news and never past the deadline.
+fn next_or_wait(tree: &mut Tree, others: &mut OtherLogs, options: &RunOptions) -> Result<Option<Position>, ProofError> {
+    let mut quiet_since = Instant::now();
+    loop {
+        if let Some(position) = tree.next_task(options.shard) {
+            return Ok(Some(position));
+        }
+        if options.shard.is_none() || tree.proven().is_some() {
+            return Ok(None);
+        }
+        let now = Instant::now();
+        if now.duration_since(quiet_since) >= options.idle_wait || options.deadline.is_some_and(|d| now >= d) {
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(500).min(options.idle_wait));
+        if others.poll(tree)? > 0 {
+            quiet_since = Instant::now();
+        }
+    }
+}
+
+/// Searches the task at `position` within its budget and logs what it settled or its
+/// expansion; `None` when the deadline stopped it (nothing logged).
+fn run_task(
+    tree: &mut Tree,
+    search: &mut Search<'_>,
+    position: &Position,
+    options: &RunOptions,
+    log: &mut Appender,
+) -> Result<Option<TaskReport>, ProofError> {
+    let spec = tree.spec().clone();
+    let claim = spec.node_claim(position);
+    let (beta, holds_if_at_least) = claim.board_test(position);
+    let clock = Instant::now();
+    let nodes_before = search.stats().nodes;
+    search.set_node_limit(Some(options.task_nodes));
+    let answer = search.board_value_at_least(position, beta);
+    search.set_node_limit(None);
+    let outcome = match answer {
+        Ok(at_least) => {
+            let holds = at_least == holds_if_at_least;
+            let by = if search.in_database(position) { SettledBy::Database } else { SettledBy::Search };
+            let record = Settled {
+                position: position.to_string(),
+                claim: claim.to_string(),
+                holds,
+                by,
+                nodes: search.stats().nodes - nodes_before,
+                seconds: clock.elapsed().as_secs_f64(),
+            };
+            append(tree, log, Record::Settled(record))?;
+            TaskOutcome::Settled { holds }
+        }
+        Err(SearchError::NodeLimit { .. }) => {
+            match expand(tree, search, position, options, log, clock, nodes_before)? {
+                Some(children) => TaskOutcome::Expanded { children },
+                None => return Ok(None),
+            }
+        }
+        Err(SearchError::TimeUp { .. }) => return Ok(None),
+        Err(err) => return Err(err.into()),
+    };
+    Ok(Some(TaskReport {
+        position: position.to_string(),
+        seeds: position.seeds_on_board(),
+        outcome,
+        nodes: search.stats().nodes - nodes_before,
+        seconds: clock.elapsed().as_secs_f64(),
+    }))
+}
+
+/// Expands the node at `position` one turn: each child's estimate for the prover, the children
+/// the database answers logged as settled, then the expansion. `None` when the deadline stopped
+/// it (what was logged stays true).
+fn expand(
+    tree: &mut Tree,
+    search: &mut Search<'_>,
+    position: &Position,
+    options: &RunOptions,
+    log: &mut Appender,
+    clock: Instant,
+    nodes_before: u64,
+) -> Result<Option<usize>, ProofError> {
+    let spec = tree.spec().clone();
+    let mut children = Vec::new();
+    for (moves, child) in first_turns(&spec.rules, position) {
+        let child_clock = Instant::now();
+        let child_nodes = search.stats().nodes;
+        let estimate = match search.estimated_value(&child, options.estimate_nodes) {
+            Ok(value) => value,
+            Err(SearchError::TimeUp { .. }) => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        let child_claim = spec.node_claim(&child);
+        if search.in_database(&child) && child_claim.decided_by_seeds(&spec.rules, &child).is_none() {
+            // The estimate of a database position is its exact value.
+            let record = Settled {
+                position: child.to_string(),
+                claim: child_claim.to_string(),
+                holds: child_claim.holds_for(estimate),
+                by: SettledBy::Database,
+                nodes: search.stats().nodes - child_nodes,
+                seconds: child_clock.elapsed().as_secs_f64(),
+            };
+            append(tree, log, Record::Settled(record))?;
+        }
+        let for_prover = if child.to_move() == spec.prover() { estimate } else { -estimate };
+        children.push((turn_text(&moves), for_prover));
+    }
+    let count = children.len();
+    let record = Expansion {
+        position: position.to_string(),
+        claim: spec.node_claim(position).to_string(),
+        nodes: search.stats().nodes - nodes_before,
+        seconds: clock.elapsed().as_secs_f64(),
+        children,
+    };
+    append(tree, log, Record::Expanded(record))?;
+    Ok(Some(count))
+}
+
+/// Logs `record` (synced) and adds it to the tree.
+fn append(tree: &mut Tree, log: &mut Appender, record: Record) -> Result<(), ProofError> {
+    log.append(&record)?;
+    tree.add(record)?;
+    Ok(())
+}

@@ -1,0 +1,341 @@
+//! The proof tree rebuilt from the logs: each node's proof and disproof numbers, the next task
+//! (the most-proving open leaf, within a shard's share), and the status report.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use super::log::{Expansion, Record, Records};
+use super::{ProofError, Spec, play_turn};
+use crate::board::Position;
+use crate::jobs::Shard;
+use crate::notation::parse_position;
+
+/// Proof and disproof numbers of a node settled the other way.
+const INFINITE: u64 = u64::MAX / 4;
+
+/// Most of a fresh leaf's proof (or disproof) number its estimate can add: an estimate is a
+/// hint, and a leaf far on the wrong side of T must still be tried once the others cost more.
+const ESTIMATE_WEIGHT_CAP: i32 = 16;
+
+/// A node as the logs and the rules leave it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeStatus {
+    /// The prover's claim holds here.
+    Proven,
+    /// It does not.
+    Refuted,
+    /// Not known yet.
+    Open,
+}
+
+/// Proof number, disproof number, and whether an open leaf of the shard's lies below.
+#[derive(Clone, Copy, Debug)]
+struct Numbers {
+    proof: u64,
+    disproof: u64,
+    owned: bool,
+}
+
+impl Numbers {
+    fn status(&self) -> NodeStatus {
+        match (self.proof, self.disproof) {
+            (0, _) => NodeStatus::Proven,
+            (_, 0) => NodeStatus::Refuted,
+            _ => NodeStatus::Open,
+        }
+    }
+}
+
+/// What a node is, from the records and the rules.
+enum Kind<'a> {
+    Decided(bool),
+    Expanded(&'a Expansion),
+    Open,
+}
+
+/// A proof: its description and everything its logs record.
+#[derive(Clone, Debug)]
+pub struct Tree {
+    spec: Spec,
+    records: Records,
+}
+
+/// An open leaf in a status report.
+#[derive(Clone, Debug, Serialize)]
+pub struct OpenLeaf {
+    /// Its position.
+    pub position: String,
+    /// Seeds on its board.
+    pub seeds: u32,
+    /// Its proof and disproof numbers.
+    pub proof_number: u64,
+    /// See `proof_number`.
+    pub disproof_number: u64,
+}
+
+/// One child of the root in a status report.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChildStatus {
+    /// The turn that leads there.
+    pub turn: String,
+    /// Whether the prover's claim holds there.
+    pub status: NodeStatus,
+    /// Its proof and disproof numbers.
+    pub proof_number: u64,
+    /// See `proof_number`.
+    pub disproof_number: u64,
+}
+
+/// Where a proof stands.
+#[derive(Clone, Debug, Serialize)]
+pub struct Status {
+    /// The rules.
+    pub rules: String,
+    /// The root.
+    pub root: String,
+    /// The claim on the root's value for its side to move.
+    pub claim: String,
+    /// `Some(true)` once proven by the logs (still to be confirmed by `proof check`),
+    /// `Some(false)` once refuted, `None` while open.
+    pub proven: Option<bool>,
+    /// Nodes settled for the prover by a search or the database (every record).
+    pub proven_leaves: usize,
+    /// Nodes settled against the prover (every record).
+    pub refuted_leaves: usize,
+    /// Nodes expanded after their task ran out of budget.
+    pub expanded: usize,
+    /// Open leaves whose answer still matters.
+    pub open_leaves: usize,
+    /// Nodes searched in all.
+    pub nodes: u64,
+    /// Seconds spent in all (summed over every run and shard).
+    pub seconds: f64,
+    /// The root's proof and disproof numbers.
+    pub proof_number: u64,
+    /// See `proof_number`.
+    pub disproof_number: u64,
+    /// The open leaves with the most seeds on the board.
+    pub largest_open: Vec<OpenLeaf>,
+    /// The root's children, once it is expanded.
+    pub first_level: Vec<ChildStatus>,
+}
+
+/// Whether `position` is a leaf of `shard`'s share (every leaf without shards): a hash of its
+/// text, the same on every machine.
+pub fn owns(shard: Option<Shard>, position: &Position) -> bool {
+    shard.is_none_or(|s| {
+        let hash = xxhash_rust::xxh3::xxh3_64(position.to_string().as_bytes());
+        hash % s.count as u64 == (s.index - 1) as u64
+    })
+}
+
+impl Tree {
+    /// A proof with no records yet.
+    pub fn new(spec: Spec) -> Tree {
+        Tree { spec, records: Records::default() }
+    }
+
+    /// What it proves.
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// Everything its logs record.
+    pub fn records(&self) -> &Records {
+        &self.records
+    }
+
+    /// Adds a record, after checking that it asks this proof's question of its node and that an
+    /// expansion's turns are its mover's. Returns whether it was new.
+    pub fn add(&mut self, record: Record) -> Result<bool, ProofError> {
+        let conflict = |message: String| ProofError::Conflict { position: record.position().to_string(), message };
+        let position = parse_position(record.position()).map_err(|err| conflict(format!("not a position: {err}")))?;
+        if position.houses() != self.spec.root.houses() {
+            return Err(conflict("a board of another size than the proof's".to_string()));
+        }
+        let asked = self.spec.node_claim(&position).to_string();
+        let (claim, turns) = match &record {
+            Record::Settled(s) => (&s.claim, None),
+            Record::Expanded(e) => (&e.claim, Some(&e.children)),
+        };
+        if *claim != asked {
+            return Err(conflict(format!("the record asks '{claim}' of the mover; this proof asks '{asked}'")));
+        }
+        for (turn, _) in turns.into_iter().flatten() {
+            if play_turn(&self.spec.rules, &position, turn).is_none() {
+                return Err(conflict(format!("'{turn}' is not a turn of the mover")));
+            }
+        }
+        self.records.add(record)
+    }
+
+    fn kind(&self, position: &Position) -> Kind<'_> {
+        if let Some(settled) = self.records.settled.get(position) {
+            return Kind::Decided(settled.holds);
+        }
+        if let Some(decided) = self.spec.node_claim(position).decided_by_seeds(&self.spec.rules, position) {
+            return Kind::Decided(decided);
+        }
+        match self.records.expanded.get(position) {
+            Some(expansion) => Kind::Expanded(expansion),
+            None => Kind::Open,
+        }
+    }
+
+    /// The children of an expanded node: turn, position and the prover's estimate.
+    fn children<'a>(
+        &self,
+        position: &Position,
+        expansion: &'a Expansion,
+    ) -> impl Iterator<Item = (&'a str, Position, i32)> + use<'a, '_> {
+        let rules = self.spec.rules;
+        let position = *position;
+        expansion.children.iter().map(move |(turn, estimate)| {
+            let child = play_turn(&rules, &position, turn).expect("turns are checked when added");
+            (turn.as_str(), child, *estimate)
+        })
+    }
+
+    /// Every reachable node's numbers, for `shard`'s share.
+    fn numbers(&self, shard: Option<Shard>) -> HashMap<Position, Numbers> {
+        let mut memo = HashMap::new();
+        self.visit(&self.spec.root, None, shard, &mut memo);
+        memo
+    }
+
+    fn visit(
+        &self,
+        position: &Position,
+        estimate: Option<i32>,
+        shard: Option<Shard>,
+        memo: &mut HashMap<Position, Numbers>,
+    ) -> Numbers {
+        if let Some(numbers) = memo.get(position) {
+            return *numbers;
+        }
+        let prover_moves = position.to_move() == self.spec.prover();
+        let numbers = match self.kind(position) {
+            Kind::Decided(true) => Numbers { proof: 0, disproof: INFINITE, owned: false },
+            Kind::Decided(false) => Numbers { proof: INFINITE, disproof: 0, owned: false },
+            Kind::Open => {
+                // An estimate on the wrong side of T makes the leaf look harder to settle the
+                // way it points away from.
+                let gap = estimate.map_or(0, |e| e - self.spec.prover_bound());
+                let weight = |x: i32| 1 + x.clamp(0, ESTIMATE_WEIGHT_CAP) as u64;
+                Numbers { proof: weight(-gap), disproof: weight(gap + 1), owned: owns(shard, position) }
+            }
+            Kind::Expanded(expansion) => {
+                let (mut sum, mut least, mut owned) = (0u64, INFINITE, false);
+                for (_, child, estimate) in self.children(position, expansion) {
+                    let n = self.visit(&child, Some(estimate), shard, memo);
+                    let (adds, mins) = if prover_moves { (n.disproof, n.proof) } else { (n.proof, n.disproof) };
+                    sum = sum.saturating_add(adds).min(INFINITE);
+                    least = least.min(mins);
+                    owned |= n.owned && n.status() == NodeStatus::Open;
+                }
+                let (proof, disproof) = if prover_moves { (least, sum) } else { (sum, least) };
+                let numbers = Numbers { proof, disproof, owned };
+                Numbers { owned: owned && numbers.status() == NodeStatus::Open, ..numbers }
+            }
+        };
+        memo.insert(*position, numbers);
+        numbers
+    }
+
+    /// Whether the logs prove the claim (`Some(true)`), refute it, or leave it open.
+    pub fn proven(&self) -> Option<bool> {
+        match self.numbers(None)[&self.spec.root].status() {
+            NodeStatus::Proven => Some(true),
+            NodeStatus::Refuted => Some(false),
+            NodeStatus::Open => None,
+        }
+    }
+
+    /// The next task of `shard` (every open leaf is the whole run's): its most-proving open
+    /// leaf, followed from the root through the children with the least proof number where the
+    /// prover moves and the least disproof number where the other side does, among those with
+    /// a leaf of the shard's below; ties go to the child the estimates favour for that side.
+    pub fn next_task(&self, shard: Option<Shard>) -> Option<Position> {
+        let memo = self.numbers(shard);
+        let mut at = self.spec.root;
+        loop {
+            let expansion = match self.kind(&at) {
+                Kind::Open => return memo[&at].owned.then_some(at),
+                Kind::Decided(_) => return None,
+                Kind::Expanded(expansion) => expansion,
+            };
+            let prover_moves = at.to_move() == self.spec.prover();
+            let best = self.children(&at, expansion).filter(|(_, child, _)| memo[child].owned).min_by_key(
+                |(_, child, estimate)| {
+                    let n = memo[child];
+                    if prover_moves { (n.proof, -estimate) } else { (n.disproof, *estimate) }
+                },
+            );
+            at = best?.1;
+        }
+    }
+
+    /// Where the proof stands, with the `largest` open leaves that matter.
+    pub fn status(&self, largest: usize) -> Status {
+        let memo = self.numbers(None);
+        let root = memo[&self.spec.root];
+        // Open leaves below open nodes only: the rest no longer matter.
+        let mut open = Vec::new();
+        let mut seen = HashSet::new();
+        let mut stack = vec![self.spec.root];
+        while let Some(at) = stack.pop() {
+            if !seen.insert(at) || memo[&at].status() != NodeStatus::Open {
+                continue;
+            }
+            match self.kind(&at) {
+                Kind::Open => open.push(at),
+                Kind::Expanded(expansion) => stack.extend(self.children(&at, expansion).map(|(_, child, _)| child)),
+                Kind::Decided(_) => {}
+            }
+        }
+        let open_leaves = open.len();
+        open.sort_by_key(|p| (std::cmp::Reverse(p.seeds_on_board()), p.to_string()));
+        let leaf = |p: &Position| OpenLeaf {
+            position: p.to_string(),
+            seeds: p.seeds_on_board(),
+            proof_number: memo[p].proof,
+            disproof_number: memo[p].disproof,
+        };
+        let first_level = match self.kind(&self.spec.root) {
+            Kind::Expanded(expansion) => self
+                .children(&self.spec.root, expansion)
+                .map(|(turn, child, _)| ChildStatus {
+                    turn: turn.to_string(),
+                    status: memo[&child].status(),
+                    proof_number: memo[&child].proof,
+                    disproof_number: memo[&child].disproof,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let (nodes, seconds) = self.records.cost();
+        let settled = self.records.settled.values();
+        Status {
+            rules: self.spec.rules.to_string(),
+            root: self.spec.root.to_string(),
+            claim: format!("value {}", self.spec.claim),
+            proven: match root.status() {
+                NodeStatus::Proven => Some(true),
+                NodeStatus::Refuted => Some(false),
+                NodeStatus::Open => None,
+            },
+            proven_leaves: settled.clone().filter(|s| s.holds).count(),
+            refuted_leaves: settled.filter(|s| !s.holds).count(),
+            expanded: self.records.expanded.len(),
+            open_leaves,
+            nodes,
+            seconds,
+            proof_number: root.proof,
+            disproof_number: root.disproof,
+            largest_open: open.iter().take(largest).map(leaf).collect(),
+            first_level,
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! Proofs grown from tiny tasks on boards whose values the reference solver knows: true claims
+//! end proven and checked, false ones refuted; killed runs resume, shards merge, and the check
+//! fails on tampered logs.
+
+use std::path::Path;
+use std::time::Duration;
+
+use kalah::jobs::Shard;
+use kalah::proof::log::{Record, log_path, logs_in, read_log};
+use kalah::proof::run::{Stop, read_logs};
+use kalah::proof::{self, Claim, RunOptions, RunReport, Spec, Tree};
+use kalah::search::{Search, SearchOptions};
+use kalah::{Position, Rules, Solver};
+
+fn search(rules: Rules) -> Search<'static> {
+    Search::new(rules, None, &SearchOptions { table_bytes: 1 << 22, deadline: None, threads: 1 }).unwrap()
+}
+
+/// A proof of `claim` at `root` in `dir`, with tasks of `task_nodes` nodes.
+fn new_proof(dir: &Path, rules: Rules, root: Position, claim: &str, task_nodes: u64) -> Spec {
+    let spec = Spec::new(rules, root, claim.parse::<Claim>().unwrap(), task_nodes).unwrap();
+    spec.create(dir).unwrap();
+    spec
+}
+
+/// The proof in `dir` as its logs leave it.
+fn load(dir: &Path) -> Tree {
+    let mut tree = Tree::new(Spec::load(dir).unwrap());
+    read_logs(dir, &mut tree).unwrap();
+    tree
+}
+
+/// Runs the proof in `dir` (one shard, at most `max_tasks` tasks).
+fn run(dir: &Path, shard: Option<Shard>, max_tasks: Option<usize>) -> RunReport {
+    let mut tree = load(dir);
+    let spec = tree.spec().clone();
+    let options =
+        RunOptions { shard, max_tasks, idle_wait: Duration::ZERO, ..RunOptions::with_task_nodes(spec.task_nodes) };
+    proof::work(dir, &mut tree, &mut search(spec.rules), &options, |_, _| {}).unwrap()
+}
+
+fn records(dir: &Path) -> Vec<Record> {
+    logs_in(dir).unwrap().iter().flat_map(|log| read_log(log).unwrap()).collect()
+}
+
+/// Checks the proof in `dir`, searching every leaf again.
+fn check(dir: &Path) -> proof::CheckReport {
+    let spec = Spec::load(dir).unwrap();
+    proof::check(&spec, &records(dir), Some(&mut search(spec.rules)), usize::MAX, 7).unwrap()
+}
+
+fn rewrite_log(dir: &Path, records: &[Record]) {
+    let text: String = records.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect();
+    std::fs::write(log_path(dir, None), text).unwrap();
+}
+
+#[test]
+fn true_claims_are_proven_and_checked_false_ones_refuted() {
+    // Each board with its task budget and the least expansions that budget must need.
+    for (rules, houses, seeds, task_nodes, splits) in
+        [(Rules::STANDARD, 4, 4, 3_000, 3), (Rules::EMPTY_CAPTURE, 4, 5, 30_000, 3), (Rules::STANDARD, 3, 6, 3_000, 0)]
+    {
+        let root = Position::start(houses, seeds).unwrap();
+        let value = Solver::new(rules).unwrap().value(&root);
+        let cases = [
+            (format!(">= {value}"), true),
+            (format!("<= {value}"), true),
+            (format!(">= {}", value + 1), false),
+            (format!("<= {}", value - 1), false),
+        ];
+        for (claim, expected) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            new_proof(dir.path(), rules, root, &claim, task_nodes);
+            let report = run(dir.path(), None, None);
+            let what = format!("{rules} Kalah({houses},{seeds}) value {claim}");
+            assert_eq!(report.stop, Stop::Decided, "{what}");
+            assert_eq!(report.proven, Some(expected), "{what}");
+            assert!(report.expanded >= splits, "{what}: tiny tasks must split ({} expansions)", report.expanded);
+            let checked = check(dir.path());
+            assert_eq!(checked.passed(), expected, "{what}: {checked:?}");
+            if expected {
+                assert!(checked.sampled > 0 && checked.confirmed == checked.sampled, "{what}: {checked:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_killed_run_resumes_from_its_log() {
+    let dir = tempfile::tempdir().unwrap();
+    new_proof(dir.path(), Rules::STANDARD, Position::start(4, 4).unwrap(), ">= 2", 2_000);
+    let first = run(dir.path(), None, Some(4));
+    assert_eq!((first.stop, first.tasks), (Stop::MaxTasks, 4));
+    // A kill in the middle of a line leaves half a record: the next run drops it.
+    let log = log_path(dir.path(), None);
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    let lines_before = text.lines().count();
+    text += "{\"kind\":\"settled\",\"posi";
+    std::fs::write(&log, text).unwrap();
+    let second = run(dir.path(), None, None);
+    assert_eq!(second.proven, Some(true));
+    let lines: Vec<String> = std::fs::read_to_string(&log).unwrap().lines().map(String::from).collect();
+    assert!(lines.len() > lines_before);
+    assert!(lines.iter().all(|line| serde_json::from_str::<Record>(line).is_ok()), "every line a record");
+    // Nothing done twice: no position settled or expanded by both runs.
+    let mut seen = std::collections::HashSet::new();
+    for record in records(dir.path()) {
+        let kind = matches!(record, Record::Settled(_));
+        assert!(seen.insert((kind, record.position().to_string())), "{} twice", record.position());
+    }
+    assert!(check(dir.path()).passed());
+}
+
+#[test]
+fn shards_share_the_work_and_merge_into_one_proof() {
+    let dir = tempfile::tempdir().unwrap();
+    new_proof(dir.path(), Rules::EMPTY_CAPTURE, Position::start(4, 4).unwrap(), ">= 2", 2_000);
+    let shards = [Shard { index: 1, count: 2 }, Shard { index: 2, count: 2 }];
+    let mut tasks = [0, 0];
+    for _ in 0..200 {
+        for (i, shard) in shards.iter().enumerate() {
+            tasks[i] += run(dir.path(), Some(*shard), Some(2)).tasks;
+        }
+        if load(dir.path()).proven().is_some() {
+            break;
+        }
+    }
+    assert!(tasks[0] > 0 && tasks[1] > 0, "both shards worked: {tasks:?}");
+    assert_eq!(logs_in(dir.path()).unwrap().len(), 2);
+    let (merged, logs) = proof::log::merge(dir.path()).unwrap();
+    assert_eq!(logs.len(), 2);
+    assert_eq!(logs_in(dir.path()).unwrap(), vec![log_path(dir.path(), None)], "the shards' logs are taken in");
+    assert_eq!(records(dir.path()).len(), merged.settled.len() + merged.expanded.len());
+    assert_eq!(load(dir.path()).proven(), Some(true));
+    assert!(check(dir.path()).passed());
+}
+
+#[test]
+fn contradicting_logs_do_not_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    new_proof(dir.path(), Rules::STANDARD, Position::start(4, 4).unwrap(), ">= 2", 2_000);
+    run(dir.path(), None, None);
+    let settled = records(dir.path())
+        .into_iter()
+        .find_map(|r| match r {
+            Record::Settled(s) => Some(s),
+            _ => None,
+        })
+        .unwrap();
+    let flipped = Record::Settled(proof::Settled { holds: !settled.holds, ..settled });
+    let shard_log = log_path(dir.path(), Some(Shard { index: 1, count: 2 }));
+    std::fs::write(&shard_log, serde_json::to_string(&flipped).unwrap() + "\n").unwrap();
+    let before = std::fs::read(log_path(dir.path(), None)).unwrap();
+    assert!(matches!(proof::log::merge(dir.path()), Err(proof::ProofError::Conflict { .. })));
+    assert_eq!(std::fs::read(log_path(dir.path(), None)).unwrap(), before, "nothing changed");
+    assert!(shard_log.exists());
+}
+
+/// A finished proof of standard Kalah(4,4) >= 2 (its value) with many expansions.
+fn finished_proof(dir: &Path) -> Vec<Record> {
+    new_proof(dir, Rules::STANDARD, Position::start(4, 4).unwrap(), ">= 2", 1_500);
+    assert_eq!(run(dir, None, None).proven, Some(true));
+    assert!(check(dir).passed());
+    records(dir)
+}
+
+#[test]
+fn the_check_fails_when_a_move_is_missing_from_an_expansion() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut records = finished_proof(dir.path());
+    // Every expansion of a node where North (the other side) moves loses its first turn: each
+    // such node must answer for every reply.
+    for record in &mut records {
+        if let Record::Expanded(e) = record
+            && e.position.ends_with('N')
+        {
+            e.children.remove(0);
+        }
+    }
+    rewrite_log(dir.path(), &records);
+    let report = check(dir.path());
+    assert!(!report.passed());
+    assert!(report.problems.iter().any(|p| p.contains("missing")), "{:?}", report.problems);
+}
+
+#[test]
+fn the_check_fails_when_a_proven_child_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = finished_proof(dir.path());
+    // Without the leaves settled by a search the tree proves nothing.
+    let kept: Vec<Record> = records.into_iter().filter(|r| !matches!(r, Record::Settled(_))).collect();
+    rewrite_log(dir.path(), &kept);
+    let report = check(dir.path());
+    assert!(!report.complete && !report.passed());
+}
+
+#[test]
+fn the_check_fails_when_a_bound_is_changed() {
+    // The proof of Kalah(4,4) >= 2 (its value) rewritten to claim >= 4 in every record: the
+    // tree then looks like a proof, but what the rules settle or the leaves searched again say
+    // otherwise.
+    let dir = tempfile::tempdir().unwrap();
+    let mut records = finished_proof(dir.path());
+    let raise = |claim: &mut String| {
+        *claim = match claim.as_str() {
+            ">= 2" => ">= 4".to_string(),
+            "<= -2" => "<= -4".to_string(),
+            other => panic!("unexpected claim {other}"),
+        }
+    };
+    for record in &mut records {
+        match record {
+            Record::Settled(s) => raise(&mut s.claim),
+            Record::Expanded(e) => raise(&mut e.claim),
+        }
+    }
+    rewrite_log(dir.path(), &records);
+    let spec_path = proof::spec_path(dir.path());
+    let spec = std::fs::read_to_string(&spec_path).unwrap().replace("claim = \">= 2\"", "claim = \">= 4\"");
+    std::fs::write(&spec_path, spec).unwrap();
+    assert_eq!(Spec::load(dir.path()).unwrap().claim, ">= 4".parse().unwrap());
+    let report = check(dir.path());
+    assert!(!report.passed(), "{report:?}");
+    assert!(!report.complete || report.confirmed < report.sampled, "{report:?}");
+    // A record that asks another question than the proof's is refused outright.
+    let mut foreign = records.clone();
+    if let Some(Record::Settled(s)) = foreign.iter_mut().find(|r| matches!(r, Record::Settled(_))) {
+        s.claim = ">= 3".to_string();
+    }
+    rewrite_log(dir.path(), &foreign);
+    let mut tree = Tree::new(Spec::load(dir.path()).unwrap());
+    assert!(matches!(read_logs(dir.path(), &mut tree), Err(proof::ProofError::Conflict { .. })));
+}
