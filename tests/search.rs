@@ -182,6 +182,27 @@ fn a_search_out_of_time_reports_no_value() {
 }
 
 #[test]
+fn a_node_budget_stops_every_thread_near_it_and_lifts() {
+    // Standard Kalah(5,4): +10 (published), a few million nodes without a database.
+    let start = Position::start(5, 4).unwrap();
+    for options in [options(), parallel()] {
+        let mut search = Search::new(Rules::STANDARD, None, &options).unwrap();
+        let limit = 300_000;
+        search.set_node_limit(Some(limit));
+        match search.board_value_at_least(&start, 1) {
+            // Each thread looks at the budget every 1,024 nodes; nested splits each keep a
+            // count of fewer than 1,024 uncharged nodes until they end.
+            Err(SearchError::NodeLimit { nodes }) => {
+                assert!((limit - 2048..=limit + 64 * 1024).contains(&nodes), "{} threads: {nodes}", options.threads)
+            }
+            other => panic!("{} threads: {other:?}", options.threads),
+        }
+        search.set_node_limit(None);
+        assert_eq!(search.value(&start).unwrap(), 10, "the budget lifted, the value as before");
+    }
+}
+
+#[test]
 fn a_database_for_other_rules_or_boards_is_refused() {
     let root = tempfile::tempdir().unwrap();
     let db = build_and_open(root.path(), &Rules::STANDARD, 3, 4);

@@ -178,8 +178,8 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
             task.seeds,
             task.nodes,
             task.seconds,
-            status.proof_number,
-            status.disproof_number,
+            number(status.proof_number),
+            number(status.disproof_number),
             status.open_leaves,
         );
     })?;
@@ -212,6 +212,11 @@ fn status(args: &StatusArgs) -> anyhow::Result<String> {
     Ok(status_text(&status))
 }
 
+/// A proof or disproof number: "inf" for a node settled the other way.
+fn number(n: u64) -> String {
+    if n >= proof::tree::INFINITE { "inf".to_string() } else { n.to_string() }
+}
+
 fn proven_text(proven: Option<bool>) -> &'static str {
     match proven {
         Some(true) => "proven by the logs (confirm with kalah proof check)",
@@ -234,13 +239,16 @@ fn status_text(status: &Status) -> String {
         status.expanded,
         status.nodes,
         status.seconds,
-        status.proof_number,
-        status.disproof_number,
+        number(status.proof_number),
+        number(status.disproof_number),
     );
     for child in &status.first_level {
         text += &format!(
             "  turn {:<12} {:?} (pn {}, dn {})\n",
-            child.turn, child.status, child.proof_number, child.disproof_number
+            child.turn,
+            child.status,
+            number(child.proof_number),
+            number(child.disproof_number)
         );
     }
     if !status.largest_open.is_empty() {
@@ -248,7 +256,10 @@ fn status_text(status: &Status) -> String {
         for leaf in &status.largest_open {
             text += &format!(
                 "  {} ({} seeds, pn {}, dn {})\n",
-                leaf.position, leaf.seeds, leaf.proof_number, leaf.disproof_number
+                leaf.position,
+                leaf.seeds,
+                number(leaf.proof_number),
+                number(leaf.disproof_number)
             );
         }
     }

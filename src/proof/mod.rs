@@ -58,7 +58,7 @@ use crate::solve::first_turns;
 
 /// The task budget a new proof gets when none is named: about three minutes of a Kalah(6,6)
 /// task on two cores.
-pub const DEFAULT_TASK_NODES: u64 = 1_000_000_000;
+pub const DEFAULT_TASK_NODES: u64 = 300_000_000;
 
 /// What keeps a proof from being read, run or checked.
 #[derive(Debug, thiserror::Error)]

@@ -12,7 +12,7 @@ use crate::jobs::Shard;
 use crate::notation::parse_position;
 
 /// Proof and disproof numbers of a node settled the other way.
-const INFINITE: u64 = u64::MAX / 4;
+pub const INFINITE: u64 = u64::MAX / 4;
 
 /// Most of a fresh leaf's proof (or disproof) number its estimate can add: an estimate is a
 /// hint, and a leaf far on the wrong side of T must still be tried once the others cost more.

@@ -303,6 +303,9 @@ pub struct Search<'db> {
     /// Nodes the search may still spend (see [`Search::set_node_limit`]), shared with the
     /// workers of its parallel splits; counted down in steps of [`NODE_CHECK_INTERVAL`].
     nodes_left: Option<Arc<AtomicI64>>,
+    /// Nodes this search counted since it last looked at its stop flags and budget (its
+    /// `stats` also take in the nodes of its splits' workers).
+    since_look: u64,
     /// Moves from the root of the current zero-window test.
     ply: u32,
     /// Seeds on the board at the root of the current zero-window test.
@@ -369,6 +372,7 @@ impl<'db> Search<'db> {
             pool: None,
             stops: Vec::new(),
             nodes_left: None,
+            since_look: 0,
             ply: 0,
             root_seeds: 0,
             line: HashMap::default(),
@@ -395,6 +399,7 @@ impl<'db> Search<'db> {
             pool: self.pool.clone(),
             stops: stops.to_vec(),
             nodes_left: self.nodes_left.clone(),
+            since_look: 0,
             stats: Stats::default(),
             line: HashMap::default(),
             ..*self
@@ -450,8 +455,12 @@ impl<'db> Search<'db> {
                 if child.upper <= floor || cut.load(Ordering::Relaxed) {
                     return (Ok(child.upper.min(floor)), Stats::default(), NO_MOVE);
                 }
+                if this.budget_spent() {
+                    return (Err(SearchError::NodeLimit { nodes: 0 }), Stats::default(), NO_MOVE);
+                }
                 let mut worker = this.worker(&stops);
                 let result = worker.search_child(child, floor, beta, false);
+                worker.charge_uncounted_nodes();
                 if matches!(result, Ok(value) if value >= beta) {
                     cut.store(true, Ordering::Relaxed);
                 }
@@ -909,7 +918,9 @@ impl<'db> Search<'db> {
     #[inline]
     fn count_node(&mut self) -> Result<(), SearchError> {
         self.stats.nodes += 1;
-        if self.stats.nodes & (NODE_CHECK_INTERVAL - 1) == 0 {
+        self.since_look += 1;
+        if self.since_look == NODE_CHECK_INTERVAL {
+            self.since_look = 0;
             if self.stopped() {
                 return Err(SearchError::Stopped);
             }
@@ -918,11 +929,24 @@ impl<'db> Search<'db> {
             {
                 return Err(SearchError::NodeLimit { nodes: self.stats.nodes });
             }
-            if self.stats.nodes & 0xFFFF == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err(SearchError::TimeUp { nodes: self.stats.nodes });
             }
         }
         Ok(())
+    }
+
+    /// Whether the node budget is spent: a split starts no more workers then.
+    fn budget_spent(&self) -> bool {
+        self.nodes_left.as_ref().is_some_and(|left| left.load(Ordering::Relaxed) <= 0)
+    }
+
+    /// Charges the node budget with the nodes counted since the last look at it: a worker of a
+    /// split that ends between two looks would otherwise search them for free.
+    fn charge_uncounted_nodes(&self) {
+        if let Some(left) = &self.nodes_left {
+            left.fetch_sub(self.since_look as i64, Ordering::Relaxed);
+        }
     }
 
     /// The fail-soft value of one move for its mover, searching the child in the window that
