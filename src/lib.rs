@@ -4,7 +4,7 @@
 //! [`board`] (positions and moves) → [`notation`] (text forms) → [`game`] (played games and
 //! replays) → [`solve`] (the exact reference solver) → [`index`] (dense layer indexes) →
 //! [`database`] (endgame databases: build, file format, probing) → [`search`] (MTD(f) search
-//! probing the databases) → [`jobs`] and [`proof`] (batch solves and proofs that grow across
+//! probing the databases) → [`engine`] (the database and table a search gets) → [`jobs`] and [`proof`] (batch solves and proofs that grow across
 //! runs and machines); [`published`] holds the published values they must reproduce.
 //!
 //! One value convention holds everywhere: a value is the final store difference *for the side to
@@ -15,6 +15,7 @@
 
 pub mod board;
 pub mod database;
+pub mod engine;
 pub mod game;
 pub mod index;
 pub mod jobs;

@@ -203,6 +203,21 @@ fn a_node_budget_stops_every_thread_near_it_and_lifts() {
 }
 
 #[test]
+fn bounds_proven_on_the_way_are_read_back_from_the_table() {
+    let start = Position::start(4, 4).unwrap();
+    let mut search = Search::new(Rules::STANDARD, None, &options()).unwrap();
+    assert_eq!(search.proven_bounds(&start), None, "a fresh table knows nothing");
+    assert_eq!(search.value(&start).unwrap(), 2);
+    let (lower, upper) = search.proven_bounds(&start).expect("MTD(f) left bounds on its root");
+    assert!(lower <= 2 && 2 <= upper && upper - lower < 32, "{lower}..{upper}");
+    // The same houses with 3 seeds more in the mover's store: the bounds move with the margin.
+    let mut bins = start.bins().iter().map(|&b| u32::from(b)).collect::<Vec<_>>();
+    bins[4] += 3;
+    let richer = Position::from_bins(&bins, Side::South).unwrap();
+    assert_eq!(search.proven_bounds(&richer), Some((lower + 3, upper + 3)));
+}
+
+#[test]
 fn a_database_for_other_rules_or_boards_is_refused() {
     let root = tempfile::tempdir().unwrap();
     let db = build_and_open(root.path(), &Rules::STANDARD, 3, 4);

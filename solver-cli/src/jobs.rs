@@ -12,7 +12,9 @@ use kalah::search::{Search, SearchError};
 use serde_json::json;
 
 use crate::input_error;
-use crate::search::{Load, SearchArgs, database_for};
+use kalah::engine::Load;
+
+use crate::search::{SearchArgs, database_for};
 
 #[derive(Args)]
 pub struct RunArgs {

@@ -9,7 +9,9 @@ use kalah::proof::{self, Claim, ProofError, RunOptions, Spec, Status, TaskOutcom
 use kalah::search::Search;
 use serde_json::json;
 
-use crate::search::{Load, SearchArgs, database_for};
+use kalah::engine::Load;
+
+use crate::search::{SearchArgs, database_for};
 use crate::{RulesArgs, input_error, parse_start};
 
 #[derive(Subcommand)]

@@ -1,15 +1,15 @@
 //! The search commands: `solve` (a start or position with every opening), `query` (a position and
 //! its moves), `table` (the grid of start values against the published ones) and `bench`; and the
-//! shared way of getting a database for a search: open the one there is, or build the default one
-//! when a big board needs it.
+//! progress shown while the engine (`kalah::engine`) opens, reads or builds a search's database.
 
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use kalah::Position;
-use kalah::database::build::{self, BuildOptions};
-use kalah::database::{Database, DbError, database_dir};
+use kalah::database::build::{LayerReport, Progress};
+use kalah::database::{Database, DbError};
+use kalah::engine::{self, Databases, Load, Preparation};
 use kalah::rules::{EarlyEnd, Rules};
 use kalah::search::{Search, SearchError, SearchOptions};
 use kalah::solve::{self, Analysis};
@@ -38,14 +38,6 @@ pub struct SearchArgs {
     pub threads: Option<usize>,
 }
 
-/// The table asked for (`--table-mb`), or the one sized to a search from `root` over `database`.
-fn table_bytes(table_mb: Option<usize>, root: &Position, database: Option<&Database>) -> usize {
-    match table_mb {
-        Some(mib) => mib.max(1) << 20,
-        None => SearchOptions::table_bytes_for(root.seeds_on_board(), database.map_or(0, |db| db.max_seeds() as u32)),
-    }
-}
-
 /// The thread count asked for, or every core.
 fn threads(asked: Option<usize>) -> anyhow::Result<usize> {
     match asked {
@@ -65,7 +57,7 @@ impl SearchArgs {
     /// counts from now.
     pub fn options(&self, root: &Position, database: Option<&Database>) -> anyhow::Result<SearchOptions> {
         let (deadline, threads) = self.deadline_and_threads()?;
-        Ok(SearchOptions { table_bytes: table_bytes(self.table_mb, root, database), deadline, threads })
+        Ok(SearchOptions { table_bytes: engine::table_bytes(self.table_mb, root, database), deadline, threads })
     }
 
     /// Every option checked; the deadline (from now) and the thread count.
@@ -97,78 +89,56 @@ pub struct SolveArgs {
     json: bool,
 }
 
-/// The database a fresh machine builds for boards of `houses` houses: every layer up to the
-/// returned seeds (6 houses: 1.25 billion positions, 5 houses: 0.47 billion; a minute or so on two
-/// cores). Smaller boards solve fast without one.
-pub fn default_database_seeds(houses: usize) -> Option<usize> {
-    match houses {
-        6 => Some(24),
-        5 => Some(28),
-        _ => None,
-    }
-}
-
-/// When a database is read: all of it before a long search, or each layer when first probed.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Load {
-    Now,
-    WhenProbed,
-}
-
-/// The database for a search from `position`: the one under the root if there is one, else, when
-/// the board is big enough to need one, the default database, built now with progress bars.
+/// The database for a search from `position` (see [`engine::database_for`]), with progress on
+/// stderr while the default database is built or a database is read.
 pub fn database_for(
     args: &SearchArgs,
     rules: &Rules,
     position: &Position,
     when: Load,
 ) -> anyhow::Result<Option<Database>> {
-    let load = |db: Database| if when == Load::Now { load(db) } else { Ok(db) };
-    if args.no_db {
-        return Ok(None);
-    }
-    let houses = position.houses();
-    let needed = position.seeds_on_board() as usize;
-    match Database::open(&args.db.db, rules, houses) {
-        // Under cycles a small database is extended below to cover the position: the search
-        // through repetitions keeps no line-dependent result, so it pays to avoid it.
-        Ok(db) if !rules.has_cycles() || db.max_seeds() >= needed => return Ok(Some(load(db)?)),
-        Ok(_) | Err(DbError::NoDatabase { .. }) => {}
-        Err(err) => return Err(err.into()),
-    }
-    // The ways to spread the seeds over the houses track what a search without a database costs:
-    // 2e9 for Kalah(5,4) (3 s), 1.7e10 for (6,3) (30 s), 1.3e10 for (5,5) (minutes).
-    let (seeds, bins) = (f64::from(position.seeds_on_board()), 2.0 * houses as f64);
-    let configurations: f64 = (1..bins as u32).map(|i| (seeds + f64::from(i)) / f64::from(i)).product();
-    let max_seeds = if rules.has_cycles() {
-        // Positions repeat: a covering database answers at once, so build one when that takes
-        // seconds (3e7 positions in the top layer: Kalah(4,4)); otherwise search above the
-        // database there is.
-        if configurations > 3e7 {
-            return Database::open(&args.db.db, rules, houses).ok().map(load).transpose().map_err(Into::into);
-        }
-        needed
-    } else {
-        match default_database_seeds(houses) {
-            Some(seeds) if configurations >= 1e10 => seeds,
-            _ => return Ok(None),
-        }
-    };
-    eprintln!(
-        "building the endgame database for {houses} houses up to {max_seeds} seeds in {} (once; `kalah build` makes others)",
-        database_dir(&args.db.db, rules, houses).display()
-    );
-    let options = BuildOptions { max_seeds, compress: true, reference_moves: false };
-    build::build(&args.db.db, rules, houses, &options, &Bars::default())?;
-    Ok(Some(load(Database::open(&args.db.db, rules, houses)?)?))
+    let databases = Databases { root: args.db.db.clone(), enabled: !args.no_db };
+    Ok(engine::database_for(&databases, rules, position, when, &Shown::default())?)
 }
 
-/// Loads every layer (checksums checked) so that the search never waits for a decompression.
-fn load(db: Database) -> Result<Database, DbError> {
-    let bar = spinner("loading the endgame database");
-    let loaded = db.verify_checksums();
-    bar.finish_and_clear();
-    loaded.map(|()| db)
+/// Progress bars while a database is built, a spinner while one is read.
+#[derive(Default)]
+struct Shown {
+    bars: Bars,
+    spinner: std::sync::Mutex<Option<ProgressBar>>,
+}
+
+impl Progress for Shown {
+    fn layer_started(&self, seeds: usize, positions: u64) {
+        self.bars.layer_started(seeds, positions);
+    }
+
+    fn advanced(&self, positions: u64) {
+        self.bars.advanced(positions);
+    }
+
+    fn layer_finished(&self, report: &LayerReport) {
+        self.bars.layer_finished(report);
+    }
+}
+
+impl Preparation for Shown {
+    fn building(&self, dir: &std::path::Path, houses: usize, max_seeds: usize) {
+        eprintln!(
+            "building the endgame database for {houses} houses up to {max_seeds} seeds in {} (once; `kalah build` makes others)",
+            dir.display()
+        );
+    }
+
+    fn loading(&self, _dir: &std::path::Path) {
+        *self.spinner.lock().expect("spinner lock") = Some(spinner("loading the endgame database"));
+    }
+
+    fn loaded(&self) {
+        if let Some(bar) = self.spinner.lock().expect("spinner lock").take() {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 /// A spinner on stderr (drawn only when it is a terminal).
@@ -537,7 +507,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
         let start = parse_start(start_text)?;
         let db = if needs_db {
             match (args.no_db, Database::open(&args.db.db, &rules, start.houses())) {
-                (false, Ok(db)) => Some(load(db)?),
+                (false, Ok(db)) => Some(engine::read_whole(db, &Shown::default())?),
                 (true, _) | (false, Err(DbError::NoDatabase { .. })) => {
                     text += &format!(
                         "{rules_name:<14} {start_text:<4} skipped: needs `kalah build --houses {} --max-seeds 24 --rules {rules_name}`\n",
@@ -550,7 +520,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
         } else {
             None
         };
-        let table_bytes = table_bytes(args.table_mb, &start, db.as_ref());
+        let table_bytes = engine::table_bytes(args.table_mb, &start, db.as_ref());
         let options = SearchOptions { table_bytes, deadline: None, threads };
         let clock = Instant::now();
         let mut search = Search::new(rules, db.as_ref(), &options)?;

@@ -27,6 +27,8 @@ pub enum SettledBy {
     Search,
     /// An endgame database probe.
     Database,
+    /// Bounds an earlier task's search proved on the way (its transposition table).
+    Table,
 }
 
 /// A node whose question is answered.

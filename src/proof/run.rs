@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::log::{Appender, Expansion, Record, Settled, SettledBy, Tail, log_path, logs_in};
-use super::{ProofError, Tree, turn_text};
+use super::{Claim, ProofError, Tree, turn_text};
 use crate::board::Position;
 use crate::jobs::Shard;
 use crate::search::{Search, SearchError};
@@ -240,9 +240,41 @@ fn run_task(
 ) -> Result<Option<TaskReport>, ProofError> {
     let spec = tree.spec().clone();
     let claim = spec.node_claim(position);
-    let (beta, holds_if_at_least) = claim.board_test(position);
     let clock = Instant::now();
+    if let Some(holds) = decided_by_table(search, &claim, position) {
+        let record = Settled {
+            position: position.to_string(),
+            claim: claim.to_string(),
+            holds,
+            by: SettledBy::Table,
+            nodes: 0,
+            seconds: 0.0,
+        };
+        append(tree, log, Record::Settled(record))?;
+        let (position, seeds) = (position.to_string(), position.seeds_on_board());
+        return Ok(Some(TaskReport {
+            position,
+            seeds,
+            outcome: TaskOutcome::Settled { holds },
+            nodes: 0,
+            seconds: 0.0,
+        }));
+    }
     let nodes_before = search.stats().nodes;
+    if tree.too_big_for_a_task(position) {
+        let outcome = match expand(tree, search, position, options, log, clock, nodes_before)? {
+            Some(children) => TaskOutcome::Expanded { children },
+            None => return Ok(None),
+        };
+        return Ok(Some(TaskReport {
+            position: position.to_string(),
+            seeds: position.seeds_on_board(),
+            outcome,
+            nodes: search.stats().nodes - nodes_before,
+            seconds: clock.elapsed().as_secs_f64(),
+        }));
+    }
+    let (beta, holds_if_at_least) = claim.board_test(position);
     search.set_node_limit(Some(options.task_nodes));
     let answer = search.board_value_at_least(position, beta);
     search.set_node_limit(None);
@@ -296,19 +328,29 @@ fn expand(
     for (moves, child) in first_turns(&spec.rules, position) {
         let child_clock = Instant::now();
         let child_nodes = search.stats().nodes;
+        let child_claim = spec.node_claim(&child);
+        let open = child_claim.decided_by_seeds(&spec.rules, &child).is_none();
+        // The failed task proved bounds on many children before its budget ran out; they are
+        // read before the estimate's moves go into the table.
+        let by_table =
+            if open && !search.in_database(&child) { decided_by_table(search, &child_claim, &child) } else { None };
         let estimate = match search.estimated_value(&child, options.estimate_nodes) {
             Ok(value) => value,
             Err(SearchError::TimeUp { .. }) => return Ok(None),
             Err(err) => return Err(err.into()),
         };
-        let child_claim = spec.node_claim(&child);
-        if search.in_database(&child) && child_claim.decided_by_seeds(&spec.rules, &child).is_none() {
+        let settled = match by_table {
+            Some(holds) => Some((holds, SettledBy::Table)),
             // The estimate of a database position is its exact value.
+            None if open && search.in_database(&child) => Some((child_claim.holds_for(estimate), SettledBy::Database)),
+            None => None,
+        };
+        if let Some((holds, by)) = settled {
             let record = Settled {
                 position: child.to_string(),
                 claim: child_claim.to_string(),
-                holds: child_claim.holds_for(estimate),
-                by: SettledBy::Database,
+                holds,
+                by,
                 nodes: search.stats().nodes - child_nodes,
                 seconds: child_clock.elapsed().as_secs_f64(),
             };
@@ -327,6 +369,13 @@ fn expand(
     };
     append(tree, log, Record::Expanded(record))?;
     Ok(Some(count))
+}
+
+/// What the bounds in `search`'s table decide about `claim` at `position`, if anything.
+fn decided_by_table(search: &Search<'_>, claim: &Claim, position: &Position) -> Option<bool> {
+    let (lower, upper) = search.proven_bounds(position)?;
+    let (low, high) = (claim.holds_for(lower), claim.holds_for(upper));
+    (low == high).then_some(low)
 }
 
 /// Logs `record` (synced) and adds it to the tree.

@@ -520,6 +520,16 @@ impl<'db> Search<'db> {
         self.nodes_left = nodes.map(|n| Arc::new(AtomicI64::new(i64::try_from(n).unwrap_or(i64::MAX))));
     }
 
+    /// Bounds on the value of `position` for the side to move (stores included) that earlier
+    /// calls of this search (or of others sharing its table) proved on the way, if the table
+    /// still holds any: a table hit is never a collision, so they are proven.
+    pub fn proven_bounds(&self, position: &Position) -> Option<(i32, i32)> {
+        let known = self.table.probe(TableKey::of(position))?;
+        let bound = seed_bound(position.seeds_on_board());
+        let (lower, upper) = (known.lower.max(-bound), known.upper.min(bound));
+        (lower > -bound || upper < bound).then(|| (position.margin() + lower, position.margin() + upper))
+    }
+
     /// Whether `position` is answered by the database alone.
     pub fn in_database(&self, position: &Position) -> bool {
         self.database.is_some() && position.seeds_on_board() <= self.database_seeds

@@ -1,0 +1,167 @@
+//! How every front end (solve, query, table, jobs, proofs) sets up a search: which endgame
+//! database serves a rule set and board (the one there is, or the default one, built once when a
+//! big board needs it), when it is read, and how big the transposition table is.
+
+use std::path::{Path, PathBuf};
+
+use crate::board::Position;
+use crate::database::build::{self, BuildOptions, Progress};
+use crate::database::{Database, DbError};
+use crate::rules::Rules;
+use crate::search::SearchOptions;
+
+/// Where the databases live, and whether a search may use them.
+#[derive(Clone, Debug)]
+pub struct Databases {
+    /// Their root: one directory per rule set and board size under it.
+    pub root: PathBuf,
+    /// Whether to use (and build) databases at all.
+    pub enabled: bool,
+}
+
+/// When a database is read: all of it before a long search, or each layer when first probed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Load {
+    /// Every layer now, checksums checked, so that the search never waits for one.
+    Now,
+    /// Each layer when first probed (a query touches few).
+    WhenProbed,
+}
+
+/// What the engine tells its caller while it prepares a search; the build's own progress comes
+/// through [`Progress`].
+pub trait Preparation: Progress {
+    /// The default database for `houses` houses up to `max_seeds` seeds is about to be built in
+    /// `dir`.
+    fn building(&self, _dir: &Path, _houses: usize, _max_seeds: usize) {}
+    /// The database in `dir` is being read whole.
+    fn loading(&self, _dir: &Path) {}
+    /// It has been read.
+    fn loaded(&self) {}
+}
+
+/// Prepares without reporting anything.
+pub struct Quietly;
+
+impl Progress for Quietly {}
+impl Preparation for Quietly {}
+
+/// The database a fresh machine builds for boards of `houses` houses: every layer up to the
+/// returned seeds (6 houses: 1.25 billion positions, 5 houses: 0.47 billion; a minute or so on two
+/// cores). Smaller boards solve fast without one.
+pub fn default_database_seeds(houses: usize) -> Option<usize> {
+    match houses {
+        6 => Some(24),
+        5 => Some(28),
+        _ => None,
+    }
+}
+
+/// The database for a search from `position` under `rules`: the one under the root if there is
+/// one, else, when the board is big enough to need one, the default database, built now.
+pub fn database_for(
+    databases: &Databases,
+    rules: &Rules,
+    position: &Position,
+    when: Load,
+    report: &impl Preparation,
+) -> Result<Option<Database>, DbError> {
+    let load = |db: Database| if when == Load::Now { read_whole(db, report) } else { Ok(db) };
+    if !databases.enabled {
+        return Ok(None);
+    }
+    let houses = position.houses();
+    let needed = position.seeds_on_board() as usize;
+    match Database::open(&databases.root, rules, houses) {
+        // Under cycles a small database is extended below to cover the position: the search
+        // through repetitions keeps no line-dependent result, so it pays to avoid it.
+        Ok(db) if !rules.has_cycles() || db.max_seeds() >= needed => return Ok(Some(load(db)?)),
+        Ok(_) | Err(DbError::NoDatabase { .. }) => {}
+        Err(err) => return Err(err),
+    }
+    // The ways to spread the seeds over the houses track what a search without a database costs:
+    // 2e9 for Kalah(5,4) (3 s), 1.7e10 for (6,3) (30 s), 1.3e10 for (5,5) (minutes).
+    let (seeds, bins) = (f64::from(position.seeds_on_board()), 2.0 * houses as f64);
+    let configurations: f64 = (1..bins as u32).map(|i| (seeds + f64::from(i)) / f64::from(i)).product();
+    let max_seeds = if rules.has_cycles() {
+        // Positions repeat: a covering database answers at once, so build one when that takes
+        // seconds (3e7 positions in the top layer: Kalah(4,4)); otherwise search above the
+        // database there is.
+        if configurations > 3e7 {
+            return Database::open(&databases.root, rules, houses).ok().map(load).transpose();
+        }
+        needed
+    } else {
+        match default_database_seeds(houses) {
+            Some(seeds) if configurations >= 1e10 => seeds,
+            _ => return Ok(None),
+        }
+    };
+    report.building(&crate::database::database_dir(&databases.root, rules, houses), houses, max_seeds);
+    let options = BuildOptions { max_seeds, compress: true, reference_moves: false };
+    build::build(&databases.root, rules, houses, &options, report)?;
+    Ok(Some(load(Database::open(&databases.root, rules, houses)?)?))
+}
+
+/// Reads every layer of `db` (checksums checked) so that a search never waits for a
+/// decompression.
+pub fn read_whole(db: Database, report: &impl Preparation) -> Result<Database, DbError> {
+    report.loading(db.dir());
+    let loaded = db.verify_checksums();
+    report.loaded();
+    loaded.map(|()| db)
+}
+
+/// The table asked for (`table_mb`), or the one sized to a search from `root` over `database`
+/// ([`SearchOptions::table_bytes_for`]).
+pub fn table_bytes(table_mb: Option<usize>, root: &Position, database: Option<&Database>) -> usize {
+    match table_mb {
+        Some(mib) => mib.max(1) << 20,
+        None => SearchOptions::table_bytes_for(root.seeds_on_board(), database.map_or(0, |db| db.max_seeds() as u32)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Direction;
+
+    fn databases(root: &Path, enabled: bool) -> Databases {
+        Databases { root: root.to_path_buf(), enabled }
+    }
+
+    #[test]
+    fn small_boards_and_disabled_databases_search_without_one() {
+        let root = tempfile::tempdir().unwrap();
+        let start = Position::start(4, 4).unwrap();
+        let found = database_for(&databases(root.path(), true), &Rules::STANDARD, &start, Load::Now, &Quietly).unwrap();
+        assert!(found.is_none(), "Kalah(4,4) solves fast without a database: none is built");
+        let big = Position::start(6, 6).unwrap();
+        let found = database_for(&databases(root.path(), false), &Rules::STANDARD, &big, Load::Now, &Quietly).unwrap();
+        assert!(found.is_none(), "disabled: none opened, none built");
+        assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0, "nothing written");
+    }
+
+    #[test]
+    fn positions_that_repeat_get_a_database_covering_them() {
+        let root = tempfile::tempdir().unwrap();
+        let rules = Rules { direction: Direction::Cw, ..Rules::STANDARD };
+        let start = Position::start(2, 2).unwrap();
+        let db = database_for(&databases(root.path(), true), &rules, &start, Load::WhenProbed, &Quietly).unwrap();
+        let db = db.expect("a covering database is built");
+        assert_eq!(db.max_seeds(), 8);
+        // Opened again, not built again.
+        let again = database_for(&databases(root.path(), true), &rules, &start, Load::Now, &Quietly).unwrap();
+        assert_eq!(again.map(|db| db.max_seeds()), Some(8));
+    }
+
+    #[test]
+    fn tables_are_the_size_asked_for_or_sized_to_the_search() {
+        let start = Position::start(6, 4).unwrap();
+        assert_eq!(table_bytes(Some(5), &start, None), 5 << 20);
+        assert_eq!(table_bytes(Some(0), &start, None), 1 << 20, "at least 1 MiB");
+        assert_eq!(table_bytes(None, &start, None), SearchOptions::table_bytes_for(48, 0));
+        assert_eq!(default_database_seeds(6), Some(24));
+        assert_eq!(default_database_seeds(4), None);
+    }
+}
