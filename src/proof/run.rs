@@ -238,69 +238,38 @@ fn run_task(
     options: &RunOptions,
     log: &mut Appender,
 ) -> Result<Option<TaskReport>, ProofError> {
-    let spec = tree.spec().clone();
-    let claim = spec.node_claim(position);
+    let claim = tree.spec().node_claim(position);
     let clock = Instant::now();
-    if let Some(holds) = decided_by_table(search, &claim, position) {
-        let record = Settled {
-            position: position.to_string(),
-            claim: claim.to_string(),
-            holds,
-            by: SettledBy::Table,
-            nodes: 0,
-            seconds: 0.0,
-        };
-        append(tree, log, Record::Settled(record))?;
-        let (position, seeds) = (position.to_string(), position.seeds_on_board());
-        return Ok(Some(TaskReport {
-            position,
-            seeds,
-            outcome: TaskOutcome::Settled { holds },
-            nodes: 0,
-            seconds: 0.0,
-        }));
-    }
     let nodes_before = search.stats().nodes;
-    if tree.too_big_for_a_task(position) {
-        let outcome = match expand(tree, search, position, options, log, clock, nodes_before)? {
+    let outcome = if let Some(holds) = decided_by_table(search, &claim, position) {
+        settle(tree, log, position, &claim, holds, SettledBy::Table, (0, clock))?;
+        TaskOutcome::Settled { holds }
+    } else if tree.too_big_for_a_task(position) {
+        match expand(tree, search, position, options, log, clock, nodes_before)? {
             Some(children) => TaskOutcome::Expanded { children },
             None => return Ok(None),
-        };
-        return Ok(Some(TaskReport {
-            position: position.to_string(),
-            seeds: position.seeds_on_board(),
-            outcome,
-            nodes: search.stats().nodes - nodes_before,
-            seconds: clock.elapsed().as_secs_f64(),
-        }));
-    }
-    let (beta, holds_if_at_least) = claim.board_test(position);
-    search.set_node_limit(Some(options.task_nodes));
-    let answer = search.board_value_at_least(position, beta);
-    search.set_node_limit(None);
-    let outcome = match answer {
-        Ok(at_least) => {
-            let holds = at_least == holds_if_at_least;
-            let by = if search.in_database(position) { SettledBy::Database } else { SettledBy::Search };
-            let record = Settled {
-                position: position.to_string(),
-                claim: claim.to_string(),
-                holds,
-                by,
-                nodes: search.stats().nodes - nodes_before,
-                seconds: clock.elapsed().as_secs_f64(),
-            };
-            append(tree, log, Record::Settled(record))?;
-            TaskOutcome::Settled { holds }
         }
-        Err(SearchError::NodeLimit { .. }) => {
-            match expand(tree, search, position, options, log, clock, nodes_before)? {
-                Some(children) => TaskOutcome::Expanded { children },
-                None => return Ok(None),
+    } else {
+        let (beta, holds_if_at_least) = claim.board_test(position);
+        search.set_node_limit(Some(options.task_nodes));
+        let answer = search.board_value_at_least(position, beta);
+        search.set_node_limit(None);
+        match answer {
+            Ok(at_least) => {
+                let holds = at_least == holds_if_at_least;
+                let by = if search.in_database(position) { SettledBy::Database } else { SettledBy::Search };
+                settle(tree, log, position, &claim, holds, by, (search.stats().nodes - nodes_before, clock))?;
+                TaskOutcome::Settled { holds }
             }
+            Err(SearchError::NodeLimit { .. }) => {
+                match expand(tree, search, position, options, log, clock, nodes_before)? {
+                    Some(children) => TaskOutcome::Expanded { children },
+                    None => return Ok(None),
+                }
+            }
+            Err(SearchError::TimeUp { .. }) => return Ok(None),
+            Err(err) => return Err(err.into()),
         }
-        Err(SearchError::TimeUp { .. }) => return Ok(None),
-        Err(err) => return Err(err.into()),
     };
     Ok(Some(TaskReport {
         position: position.to_string(),
@@ -309,6 +278,28 @@ fn run_task(
         nodes: search.stats().nodes - nodes_before,
         seconds: clock.elapsed().as_secs_f64(),
     }))
+}
+
+/// Logs that `claim` `holds` (or not) at `position`, found `by` what, with its `cost`: nodes
+/// and the instant the work started.
+fn settle(
+    tree: &mut Tree,
+    log: &mut Appender,
+    position: &Position,
+    claim: &Claim,
+    holds: bool,
+    by: SettledBy,
+    (nodes, since): (u64, Instant),
+) -> Result<(), ProofError> {
+    let record = Settled {
+        position: position.to_string(),
+        claim: claim.to_string(),
+        holds,
+        by,
+        nodes,
+        seconds: since.elapsed().as_secs_f64(),
+    };
+    append(tree, log, Record::Settled(record))
 }
 
 /// Expands the node at `position` one turn: each child's estimate for the prover, the children
@@ -346,15 +337,7 @@ fn expand(
             None => None,
         };
         if let Some((holds, by)) = settled {
-            let record = Settled {
-                position: child.to_string(),
-                claim: child_claim.to_string(),
-                holds,
-                by,
-                nodes: search.stats().nodes - child_nodes,
-                seconds: child_clock.elapsed().as_secs_f64(),
-            };
-            append(tree, log, Record::Settled(record))?;
+            settle(tree, log, &child, &child_claim, holds, by, (search.stats().nodes - child_nodes, child_clock))?;
         }
         let for_prover = if child.to_move() == spec.prover() { estimate } else { -estimate };
         children.push((turn_text(&moves), for_prover));
