@@ -107,7 +107,7 @@ function showStatus(answer) {
   const mover = answer.to_move === 'north' ? 'North' : 'South';
   $('to-move').textContent = answer.game_over ? 'Game over' : `${mover} to move`;
   $('value').textContent = `value ${signed(answer.value)} for ${mover}`;
-  $('category').textContent = `(${answer.category})`;
+  $('wdl').textContent = `(${answer.wdl})`;
   const sources = { database: 'from the endgame database', search: 'by exact search' };
   $('source').textContent = sources[answer.source] || '';
 }
@@ -121,7 +121,7 @@ async function show(position) {
   drawBoard(position, null);
   showError('');
   $('to-move').textContent = 'thinking…';
-  for (const id of ['value', 'category', 'source', 'mainline-text', 'result']) $(id).textContent = '';
+  for (const id of ['value', 'wdl', 'source', 'mainline-text', 'result']) $(id).textContent = '';
   let answer;
   try {
     answer = await api('position', { pos: position, rules: state.rules });
