@@ -920,16 +920,9 @@ const CSV_HEADER: [&str; 14] = [
     "seconds",
 ];
 
-/// Writes `text` to `path` whole or not at all: a temporary file, synced, then a rename.
+/// Writes `bytes` to `path` whole or not at all ([`crate::atomic::write_bytes`]).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), JobError> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io_error(dir))?;
-    }
-    let tmp = with_suffix(path, ".tmp");
-    let mut file = File::create(&tmp).map_err(io_error(&tmp))?;
-    file.write_all(bytes).map_err(io_error(&tmp))?;
-    file.sync_data().map_err(io_error(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io_error(path))
+    crate::atomic::write_bytes(path, bytes).map_err(io_error(path))
 }
 
 /// Writes the result files `STEM.csv` and `STEM.jsonl`, one row per settled item in job order.

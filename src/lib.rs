@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+pub mod atomic;
 pub mod board;
 pub mod database;
 pub mod engine;

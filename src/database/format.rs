@@ -3,9 +3,8 @@
 //! Files are written to a temporary name, synced and renamed, so a file under its final name is
 //! always complete; the checksums catch any later damage.
 
-use std::fs::{self, File};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -166,31 +165,14 @@ impl Header {
     }
 }
 
-/// The temporary name a layer file is written under before it is complete.
-pub fn temporary_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().expect("a layer file name").to_os_string();
-    name.push(".tmp");
-    path.with_file_name(name)
-}
-
-/// Writes a complete layer file atomically: to a temporary name, synced, then renamed.
+/// Writes a complete layer file atomically ([`crate::atomic::write_file`]).
 pub fn write_layer(path: &Path, header: &Header, payload: &Payload) -> Result<(), DbError> {
     debug_assert_eq!(header.payload_len, payload.len());
-    let io = |source| DbError::Io { path: path.to_path_buf(), source };
-    let temporary = temporary_path(path);
-    let mut file = File::create(&temporary).map_err(io)?;
-    file.write_all(&header.encode()).map_err(io)?;
-    for part in payload.parts() {
-        file.write_all(part).map_err(io)?;
-    }
-    file.sync_all().map_err(io)?;
-    drop(file);
-    fs::rename(&temporary, path).map_err(io)?;
-    if let Some(dir) = path.parent() {
-        // Make the rename itself durable.
-        File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
-    }
-    Ok(())
+    crate::atomic::write_file(path, |file| {
+        file.write_all(&header.encode())?;
+        payload.parts().into_iter().try_for_each(|part| file.write_all(part))
+    })
+    .map_err(|source| DbError::Io { path: path.to_path_buf(), source })
 }
 
 /// zstd's level for layer files. Level 1 beats the default 3 both ways on these values: the

@@ -285,12 +285,9 @@ impl Appender {
     }
 }
 
-/// Writes `bytes` to `path` whole or not at all: a temporary file, synced, then a rename.
+/// Writes `bytes` to `path` whole or not at all ([`crate::atomic::write_bytes`]).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ProofError> {
-    crate::jobs::write_atomically(path, bytes).map_err(|err| match err {
-        crate::jobs::JobError::Io { path, source } => ProofError::Io { path, source },
-        other => ProofError::Io { path: path.to_path_buf(), source: std::io::Error::other(other.to_string()) },
-    })
+    crate::atomic::write_bytes(path, bytes).map_err(io_error(path))
 }
 
 /// Joins every log in `dir` into `log.jsonl` (written atomically) and removes the shards' logs

@@ -326,35 +326,30 @@ impl Table {
     /// search runs; a bucket a writer holds at that moment is saved empty.
     pub fn save(&self, path: &std::path::Path, tag: &str) -> Result<(), SnapshotError> {
         use std::io::Write;
-        let io = |source| SnapshotError::Io { path: path.to_path_buf(), source };
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = std::path::PathBuf::from(tmp);
-        let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp).map_err(io)?);
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        file.write_all(SNAPSHOT_MAGIC).map_err(io)?;
-        file.write_all(&(self.len as u64).to_le_bytes()).map_err(io)?;
-        file.write_all(&(tag.len() as u64).to_le_bytes()).map_err(io)?;
-        file.write_all(tag.as_bytes()).map_err(io)?;
-        let mut chunk = Vec::with_capacity(1 << 20);
-        for bucket in self.words().chunks_exact(BUCKET_WORDS) {
-            let locked = bucket[0].load(Ordering::Acquire) & 1 != 0;
-            for word in bucket {
-                let word = if locked { 0 } else { word.load(Ordering::Relaxed) };
-                chunk.extend_from_slice(&word.to_le_bytes());
+        crate::atomic::write_file(path, |file| {
+            let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+            file.write_all(SNAPSHOT_MAGIC)?;
+            file.write_all(&(self.len as u64).to_le_bytes())?;
+            file.write_all(&(tag.len() as u64).to_le_bytes())?;
+            file.write_all(tag.as_bytes())?;
+            let mut chunk = Vec::with_capacity(1 << 20);
+            for bucket in self.words().chunks_exact(BUCKET_WORDS) {
+                let locked = bucket[0].load(Ordering::Acquire) & 1 != 0;
+                for word in bucket {
+                    let word = if locked { 0 } else { word.load(Ordering::Relaxed) };
+                    chunk.extend_from_slice(&word.to_le_bytes());
+                }
+                if chunk.len() >= 1 << 20 {
+                    hasher.update(&chunk);
+                    file.write_all(&chunk)?;
+                    chunk.clear();
+                }
             }
-            if chunk.len() >= 1 << 20 {
-                hasher.update(&chunk);
-                file.write_all(&chunk).map_err(io)?;
-                chunk.clear();
-            }
-        }
-        hasher.update(&chunk);
-        file.write_all(&chunk).map_err(io)?;
-        file.write_all(&hasher.digest().to_le_bytes()).map_err(io)?;
-        let file = file.into_inner().map_err(|err| io(err.into_error()))?;
-        file.sync_data().map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)
+            hasher.update(&chunk);
+            file.write_all(&chunk)?;
+            file.write_all(&hasher.digest().to_le_bytes())
+        })
+        .map_err(|source| SnapshotError::Io { path: path.to_path_buf(), source })
     }
 
     /// Replaces the table's contents with the table saved at `path`, which must have this
