@@ -108,6 +108,16 @@ pub enum ProofError {
         /// What disagrees.
         message: String,
     },
+    /// Another run is writing the same log.
+    #[error(
+        "{path} is held by process {pid}: another run is writing this log (delete the file if that process is gone)"
+    )]
+    Locked {
+        /// The lock file.
+        path: PathBuf,
+        /// The process holding it, as the file says.
+        pid: u32,
+    },
     /// The search failed (other than by running out of its budget or time).
     #[error(transparent)]
     Search(#[from] SearchError),

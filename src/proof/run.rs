@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::log::{Appender, Expansion, Record, Settled, SettledBy, Tail, log_path, logs_in};
+use super::log::{Appender, Expansion, LogLock, Record, Settled, SettledBy, Tail, log_path, logs_in};
 use super::{Claim, ProofError, Tree, turn_text};
 use crate::board::Position;
 use crate::jobs::Shard;
@@ -158,6 +158,7 @@ pub fn work(
 ) -> Result<RunReport, ProofError> {
     let own = log_path(dir, options.shard);
     let mut others = OtherLogs { dir: dir.to_path_buf(), own: own.clone(), tails: Vec::new() };
+    let _lock = LogLock::acquire(&own)?;
     let mut log = Appender::open(&own)?;
     for record in super::log::read_log(&own)? {
         tree.add(record)?;
