@@ -29,8 +29,6 @@
 //! ```
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
@@ -608,7 +606,7 @@ impl Proofs {
 /// A job's log open for appending, with everything it proves.
 pub struct Log {
     path: PathBuf,
-    file: File,
+    file: crate::jsonl::Appender,
     proofs: Proofs,
 }
 
@@ -621,14 +619,7 @@ impl Log {
         }
         let mut proofs = Proofs::default();
         proofs.read_log(path)?;
-        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(io_error(path))?;
-        let mut text = Vec::new();
-        file.read_to_end(&mut text).map_err(io_error(path))?;
-        let complete = text.iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1);
-        if complete < text.len() {
-            file.set_len(complete as u64).map_err(io_error(path))?;
-            file.seek(SeekFrom::End(0)).map_err(io_error(path))?;
-        }
+        let file = crate::jsonl::Appender::open(path).map_err(io_error(path))?;
         Ok(Log { path: path.to_path_buf(), file, proofs })
     }
 
@@ -640,10 +631,7 @@ impl Log {
     /// Appends `record` and waits until it is on disk.
     pub fn append(&mut self, record: &Record) -> Result<(), JobError> {
         self.proofs.add(record)?;
-        let mut line = serde_json::to_string(record).expect("a record serialises");
-        line.push('\n');
-        self.file.write_all(line.as_bytes()).map_err(io_error(&self.path))?;
-        self.file.sync_data().map_err(io_error(&self.path))
+        self.file.append(record).map_err(io_error(&self.path))
     }
 }
 

@@ -20,6 +20,7 @@ pub mod engine;
 pub mod game;
 pub mod index;
 pub mod jobs;
+pub mod jsonl;
 pub mod notation;
 pub mod proof;
 pub mod published;

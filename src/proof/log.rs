@@ -295,24 +295,16 @@ fn process_is_alive(pid: u32) -> bool {
     if cfg!(target_os = "linux") { Path::new("/proc").join(pid.to_string()).exists() } else { true }
 }
 
-/// A log open for appending.
+/// A proof's log open for appending.
 pub struct Appender {
     path: PathBuf,
-    file: File,
+    file: crate::jsonl::Appender,
 }
 
 impl Appender {
-    /// Opens (or creates) the log at `path`, cutting off a last line left unfinished by a kill
-    /// so that new records start on a line of their own.
+    /// Opens (or creates) the log at `path` ([`crate::jsonl::Appender::open`]).
     pub fn open(path: &Path) -> Result<Appender, ProofError> {
-        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(io_error(path))?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io_error(path))?;
-        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1);
-        if complete < bytes.len() {
-            file.set_len(complete as u64).map_err(io_error(path))?;
-            file.seek(SeekFrom::End(0)).map_err(io_error(path))?;
-        }
+        let file = crate::jsonl::Appender::open(path).map_err(io_error(path))?;
         Ok(Appender { path: path.to_path_buf(), file })
     }
 
@@ -323,10 +315,7 @@ impl Appender {
 
     /// Appends `record` and waits until it is on disk.
     pub fn append(&mut self, record: &Record) -> Result<(), ProofError> {
-        let mut line = serde_json::to_string(record).expect("a record serialises");
-        line.push('\n');
-        self.file.write_all(line.as_bytes()).map_err(io_error(&self.path))?;
-        self.file.sync_data().map_err(io_error(&self.path))
+        self.file.append(record).map_err(io_error(&self.path))
     }
 }
 
