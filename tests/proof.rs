@@ -136,6 +136,32 @@ fn shards_share_the_work_and_merge_into_one_proof() {
 }
 
 #[test]
+fn a_run_leaves_other_runs_tasks_to_them_until_they_go_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    new_proof(dir.path(), Rules::EMPTY_CAPTURE, Position::start(4, 4).unwrap(), ">= 2", 2_000);
+    // Shard 2 noted the root, the only open leaf, as its task, and was killed.
+    let shard_2 = log_path(dir.path(), Some(Shard { index: 2, count: 2 }));
+    std::fs::write(proof::log::task_note_path(&shard_2), "4 4 4 4 0 4 4 4 4 0 S\n").unwrap();
+    let run_beside = |take_over_after| {
+        let mut tree = load(dir.path());
+        let spec = tree.spec().clone();
+        let options = RunOptions {
+            shard: Some(Shard { index: 1, count: 2 }),
+            idle_wait: Duration::ZERO,
+            take_over_after,
+            ..RunOptions::with_task_nodes(spec.task_nodes)
+        };
+        proof::work(dir.path(), &mut tree, &mut search(spec.rules), &options, |_, _| {}).unwrap()
+    };
+    let waiting = run_beside(Duration::from_secs(3600));
+    assert_eq!((waiting.tasks, waiting.stop), (0, proof::run::Stop::NoWork));
+    let taking_over = run_beside(Duration::ZERO);
+    assert_eq!((taking_over.proven, taking_over.stop), (Some(true), proof::run::Stop::Decided));
+    assert!(!proof::log::task_note_path(&taking_over.log).exists(), "a run that ends removes its note");
+    assert!(check(dir.path()).passed());
+}
+
+#[test]
 fn contradicting_logs_do_not_merge() {
     let dir = tempfile::tempdir().unwrap();
     new_proof(dir.path(), Rules::STANDARD, Position::start(4, 4).unwrap(), ">= 2", 2_000);

@@ -1,7 +1,7 @@
 //! The proof commands: `proof new`, `run`, `status`, `check` and `merge` (see `kalah::proof`).
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use kalah::jobs::Shard;
@@ -49,8 +49,8 @@ pub struct NewArgs {
 pub struct RunArgs {
     /// The proof's directory.
     dir: PathBuf,
-    /// Work only shard I of N's share of the open leaves (e.g. 2/8), logging to
-    /// DIR/log.shard-I-of-N.jsonl and reading the other shards' logs as they grow.
+    /// Run as shard I of N (e.g. 2/8) beside the others: log to DIR/log.shard-I-of-N.jsonl, read
+    /// the other shards' logs as they grow, and leave the leaves they are working on to them.
     #[arg(long, value_name = "I/N")]
     shard: Option<Shard>,
     /// Nodes a task may search before its node is expanded [default: proof.toml's].
@@ -59,6 +59,10 @@ pub struct RunArgs {
     /// Stop after this many tasks.
     #[arg(long, value_name = "N")]
     max_tasks: Option<usize>,
+    /// Take over another run's task (DIR/LOG.task) once it has stood unchanged this many
+    /// seconds: that run was killed.
+    #[arg(long, value_name = "S", default_value_t = 300)]
+    take_over_after: u64,
     /// (--time-limit is the whole run's here: the task in flight then is lost, nothing else.)
     #[command(flatten)]
     search: SearchArgs,
@@ -159,6 +163,7 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
         shard: args.shard,
         deadline,
         max_tasks: args.max_tasks,
+        take_over_after: Duration::from_secs(args.take_over_after),
         ..RunOptions::with_task_nodes(args.task_nodes.unwrap_or(spec.task_nodes))
     };
     let clock = Instant::now();

@@ -295,6 +295,60 @@ fn process_is_alive(pid: u32) -> bool {
     if cfg!(target_os = "linux") { Path::new("/proc").join(pid.to_string()).exists() } else { true }
 }
 
+/// The task a run is working on, in `LOG.task` beside the log it appends to: one position, so
+/// that the other runs of the proof leave it to this one. Rewritten for every task and removed
+/// when dropped; a killed run's file stays, and the others take its task over once they have
+/// seen the file unchanged for long enough.
+#[derive(Debug)]
+pub struct TaskNote {
+    path: PathBuf,
+}
+
+impl TaskNote {
+    /// The note of the run appending to `log` (nothing is written yet).
+    pub fn new(log: &Path) -> TaskNote {
+        TaskNote { path: task_note_path(log) }
+    }
+
+    /// Says the run now works on `position`.
+    pub fn set(&self, position: &Position) -> Result<(), ProofError> {
+        write_atomically(&self.path, format!("{position}\n").as_bytes())
+    }
+}
+
+impl Drop for TaskNote {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Where the run appending to `log` notes its task.
+pub fn task_note_path(log: &Path) -> PathBuf {
+    let mut name = log.as_os_str().to_owned();
+    name.push(".task");
+    PathBuf::from(name)
+}
+
+/// The tasks noted in `dir`, by the log of the run that noted each (a run notes its first task
+/// before its log exists).
+pub fn task_notes_in(dir: &Path) -> Result<HashMap<PathBuf, Position>, ProofError> {
+    let mut notes = HashMap::new();
+    for entry in std::fs::read_dir(dir).map_err(io_error(dir))? {
+        let path = entry.map_err(io_error(dir))?.path();
+        let Some(log) = path.to_str().and_then(|p| p.strip_suffix(".task")) else { continue };
+        if !(log.ends_with(".jsonl") && path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("log"))) {
+            continue;
+        }
+        // A note being replaced, or one without a position, says nothing.
+        if let Ok(text) = std::fs::read_to_string(&path)
+            && let Ok(position) = parse_position(text.trim())
+        {
+            notes.insert(PathBuf::from(log), position);
+        }
+    }
+    Ok(notes)
+}
+
 /// A proof's log open for appending.
 pub struct Appender {
     path: PathBuf,
@@ -348,6 +402,7 @@ pub fn merge(dir: &Path) -> Result<(Records, Vec<PathBuf>), ProofError> {
     write_atomically(&merged, text.as_bytes())?;
     for log in logs.iter().filter(|log| **log != merged) {
         std::fs::remove_file(log).map_err(io_error(log))?;
+        let _ = std::fs::remove_file(task_note_path(log));
     }
     Ok((records, logs))
 }

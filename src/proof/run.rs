@@ -2,12 +2,15 @@
 //! expansion it needed, and go on until the claim is decided, the time is up, or (for a shard)
 //! no open leaf of its share is left.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::log::{Appender, Expansion, LogLock, Record, Settled, SettledBy, Tail, log_path, logs_in};
+use super::log::{
+    Appender, Expansion, LogLock, Record, Settled, SettledBy, Tail, TaskNote, log_path, logs_in, task_notes_in,
+};
 use super::{Claim, ProofError, Tree, turn_text};
 use crate::board::Position;
 use crate::jobs::Shard;
@@ -19,7 +22,8 @@ use crate::solve::first_turns;
 pub struct RunOptions {
     /// Nodes a task may search before its node is expanded instead.
     pub task_nodes: u64,
-    /// The share of the open leaves this run takes (all without one).
+    /// The shard this run is, which names its log (`log.jsonl` without one). Every run takes the
+    /// most-proving open leaf no other run is working on.
     pub shard: Option<Shard>,
     /// Stop (losing the task in flight) once this instant has passed.
     pub deadline: Option<Instant>,
@@ -27,9 +31,12 @@ pub struct RunOptions {
     pub max_tasks: Option<usize>,
     /// Nodes of each child's estimate when a node is expanded.
     pub estimate_nodes: u64,
-    /// How long a shard with no open leaf of its own waits for the other shards' logs to give it
-    /// one before it stops.
+    /// How long a run whose open leaves are all other runs' tasks waits for news in their logs
+    /// before it stops.
     pub idle_wait: Duration,
+    /// Another run's task (its `LOG.task`) is taken over once it has stood unchanged this long:
+    /// that run was killed. One that was only slow costs a task done twice, never a wrong proof.
+    pub take_over_after: Duration,
 }
 
 impl RunOptions {
@@ -42,6 +49,7 @@ impl RunOptions {
             max_tasks: None,
             estimate_nodes: 1 << 14,
             idle_wait: Duration::from_secs(600),
+            take_over_after: Duration::from_secs(300),
         }
     }
 }
@@ -83,7 +91,7 @@ pub struct TaskReport {
 pub enum Stop {
     /// The claim is decided.
     Decided,
-    /// No open leaf of this run's share is left (other shards may still have some).
+    /// Every open leaf left is another run's task.
     NoWork,
     /// The time limit passed.
     TimeUp,
@@ -112,15 +120,23 @@ pub struct RunReport {
     pub log: PathBuf,
 }
 
-/// The logs of other runs in a proof's directory, followed as they grow.
-struct OtherLogs {
+/// The other runs of a proof, by their logs in its directory: the records they add, followed as
+/// the logs grow, and the task each notes it is working on.
+struct OtherRuns {
     dir: PathBuf,
     own: PathBuf,
     tails: Vec<Tail>,
+    /// Each other run's noted task, by its log, and when this run saw that note first.
+    tasks: HashMap<PathBuf, (Position, Instant)>,
 }
 
-impl OtherLogs {
-    /// Adds to `tree` every record completed since the last call; returns how many were new.
+impl OtherRuns {
+    fn new(dir: &Path, own: &Path) -> OtherRuns {
+        OtherRuns { dir: dir.to_path_buf(), own: own.to_path_buf(), tails: Vec::new(), tasks: HashMap::new() }
+    }
+
+    /// Adds to `tree` every record completed since the last call, and reads the task notes;
+    /// returns how many records were new.
     fn poll(&mut self, tree: &mut Tree) -> Result<usize, ProofError> {
         for path in logs_in(&self.dir)? {
             if path != self.own && !self.tails.iter().any(|t| t.path() == path) {
@@ -133,7 +149,18 @@ impl OtherLogs {
                 new += usize::from(tree.add(record)?);
             }
         }
+        let mut notes = task_notes_in(&self.dir)?;
+        notes.remove(&self.own);
+        self.tasks.retain(|log, (task, _)| notes.get(log) == Some(task));
+        for (log, task) in notes {
+            self.tasks.entry(log).or_insert((task, Instant::now()));
+        }
         Ok(new)
+    }
+
+    /// The tasks other runs are working on: those noted less than `stale` ago.
+    fn busy(&self, stale: Duration) -> HashSet<Position> {
+        self.tasks.values().filter(|(_, since)| since.elapsed() < stale).map(|(task, _)| *task).collect()
     }
 }
 
@@ -157,8 +184,9 @@ pub fn work(
     mut on_task: impl FnMut(&TaskReport, &Tree),
 ) -> Result<RunReport, ProofError> {
     let own = log_path(dir, options.shard);
-    let mut others = OtherLogs { dir: dir.to_path_buf(), own: own.clone(), tails: Vec::new() };
+    let mut others = OtherRuns::new(dir, &own);
     let _lock = LogLock::acquire(&own)?;
+    let note = TaskNote::new(&own);
     let mut log = Appender::open(&own)?;
     for record in super::log::read_log(&own)? {
         tree.add(record)?;
@@ -189,6 +217,7 @@ pub fn work(
         let Some(position) = next_or_wait(tree, &mut others, options)? else {
             break if options.deadline.is_some_and(|d| Instant::now() >= d) { Stop::TimeUp } else { Stop::NoWork };
         };
+        note.set(&position)?;
         let Some(task) = run_task(tree, search, &position, options, &mut log)? else {
             break Stop::TimeUp;
         };
@@ -208,19 +237,18 @@ pub fn work(
     Ok(report)
 }
 
-/// The next task of this run's share; a shard with none waits for other shards' logs to give it
-/// one, at most `options.idle_wait` without news and never past the deadline.
-fn next_or_wait(tree: &mut Tree, others: &mut OtherLogs, options: &RunOptions) -> Result<Option<Position>, ProofError> {
+/// The next task: the most-proving open leaf that no other run is working on. When every open
+/// leaf is another run's task, waits for news in their logs (or for a task to go stale), at
+/// most `options.idle_wait` without any and never past the deadline.
+fn next_or_wait(tree: &mut Tree, others: &mut OtherRuns, options: &RunOptions) -> Result<Option<Position>, ProofError> {
     let mut quiet_since = Instant::now();
     loop {
-        if let Some(position) = tree.next_task(options.shard) {
+        if let Some(position) = tree.next_task(&others.busy(options.take_over_after)) {
             return Ok(Some(position));
         }
-        if options.shard.is_none() || tree.proven().is_some() {
-            return Ok(None);
-        }
         let now = Instant::now();
-        if now.duration_since(quiet_since) >= options.idle_wait || options.deadline.is_some_and(|d| now >= d) {
+        let waited_enough = now.duration_since(quiet_since) >= options.idle_wait;
+        if tree.proven().is_some() || waited_enough || options.deadline.is_some_and(|d| now >= d) {
             return Ok(None);
         }
         std::thread::sleep(Duration::from_millis(500).min(options.idle_wait));

@@ -1,5 +1,5 @@
 //! The proof tree rebuilt from the logs: each node's proof and disproof numbers, the next task
-//! (the most-proving open leaf, within a shard's share), and the status report.
+//! (the most-proving open leaf no other run is working on), and the status report.
 
 use std::collections::{HashMap, HashSet};
 
@@ -8,7 +8,6 @@ use serde::Serialize;
 use super::log::{Expansion, Record, Records};
 use super::{ProofError, Spec, play_turn};
 use crate::board::Position;
-use crate::jobs::Shard;
 use crate::notation::parse_position;
 
 /// Proof and disproof numbers of a node settled the other way.
@@ -30,12 +29,12 @@ pub enum NodeStatus {
     Open,
 }
 
-/// Proof number, disproof number, and whether an open leaf of the shard's lies below.
+/// Proof number, disproof number, and whether an open leaf that is not busy lies below.
 #[derive(Clone, Copy, Debug)]
 struct Numbers {
     proof: u64,
     disproof: u64,
-    owned: bool,
+    free: bool,
 }
 
 impl Numbers {
@@ -136,15 +135,6 @@ fn settled_seeds_quantile(records: &Records, q: f64) -> Option<u32> {
     Some(seeds[at])
 }
 
-/// Whether `position` is a leaf of `shard`'s share (every leaf without shards): a hash of its
-/// text, the same on every machine.
-pub fn owns(shard: Option<Shard>, position: &Position) -> bool {
-    shard.is_none_or(|s| {
-        let hash = xxhash_rust::xxh3::xxh3_64(position.to_string().as_bytes());
-        hash % s.count as u64 == (s.index - 1) as u64
-    })
-}
-
 impl Tree {
     /// A proof with no records yet.
     pub fn new(spec: Spec) -> Tree {
@@ -212,10 +202,10 @@ impl Tree {
         })
     }
 
-    /// Every reachable node's numbers, for `shard`'s share.
-    fn numbers(&self, shard: Option<Shard>) -> HashMap<Position, Numbers> {
+    /// Every reachable node's numbers, with the open leaves in `busy` not free.
+    fn numbers(&self, busy: &HashSet<Position>) -> HashMap<Position, Numbers> {
         let mut memo = HashMap::new();
-        self.visit(&self.spec.root, None, shard, &mut memo);
+        self.visit(&self.spec.root, None, busy, &mut memo);
         memo
     }
 
@@ -223,7 +213,7 @@ impl Tree {
         &self,
         position: &Position,
         estimate: Option<i32>,
-        shard: Option<Shard>,
+        busy: &HashSet<Position>,
         memo: &mut HashMap<Position, Numbers>,
     ) -> Numbers {
         if let Some(numbers) = memo.get(position) {
@@ -231,27 +221,27 @@ impl Tree {
         }
         let prover_moves = position.to_move() == self.spec.prover();
         let numbers = match self.kind(position) {
-            Kind::Decided(true) => Numbers { proof: 0, disproof: INFINITE, owned: false },
-            Kind::Decided(false) => Numbers { proof: INFINITE, disproof: 0, owned: false },
+            Kind::Decided(true) => Numbers { proof: 0, disproof: INFINITE, free: false },
+            Kind::Decided(false) => Numbers { proof: INFINITE, disproof: 0, free: false },
             Kind::Open => {
                 // An estimate on the wrong side of T makes the leaf look harder to settle the
                 // way it points away from.
                 let gap = estimate.map_or(0, |e| e - self.spec.prover_bound());
                 let weight = |x: i32| 1 + x.clamp(0, ESTIMATE_WEIGHT_CAP) as u64;
-                Numbers { proof: weight(-gap), disproof: weight(gap + 1), owned: owns(shard, position) }
+                Numbers { proof: weight(-gap), disproof: weight(gap + 1), free: !busy.contains(position) }
             }
             Kind::Expanded(expansion) => {
-                let (mut sum, mut least, mut owned) = (0u64, INFINITE, false);
+                let (mut sum, mut least, mut free) = (0u64, INFINITE, false);
                 for (_, child, estimate) in self.children(position, expansion) {
-                    let n = self.visit(&child, Some(estimate), shard, memo);
+                    let n = self.visit(&child, Some(estimate), busy, memo);
                     let (adds, mins) = if prover_moves { (n.disproof, n.proof) } else { (n.proof, n.disproof) };
                     sum = sum.saturating_add(adds).min(INFINITE);
                     least = least.min(mins);
-                    owned |= n.owned && n.status() == NodeStatus::Open;
+                    free |= n.free && n.status() == NodeStatus::Open;
                 }
                 let (proof, disproof) = if prover_moves { (least, sum) } else { (sum, least) };
-                let numbers = Numbers { proof, disproof, owned };
-                Numbers { owned: owned && numbers.status() == NodeStatus::Open, ..numbers }
+                let numbers = Numbers { proof, disproof, free };
+                Numbers { free: free && numbers.status() == NodeStatus::Open, ..numbers }
             }
         };
         memo.insert(*position, numbers);
@@ -260,28 +250,28 @@ impl Tree {
 
     /// Whether the logs prove the claim (`Some(true)`), refute it, or leave it open.
     pub fn proven(&self) -> Option<bool> {
-        match self.numbers(None)[&self.spec.root].status() {
+        match self.numbers(&HashSet::new())[&self.spec.root].status() {
             NodeStatus::Proven => Some(true),
             NodeStatus::Refuted => Some(false),
             NodeStatus::Open => None,
         }
     }
 
-    /// The next task of `shard` (every open leaf is the whole run's): its most-proving open
-    /// leaf, followed from the root through the children with the least proof number where the
+    /// The next task: the most-proving open leaf that is not `busy` (other runs' tasks),
+    /// followed from the root through the children with the least proof number where the
     /// prover moves and the least disproof number where the other side does, among those with
-    /// a leaf of the shard's below; ties go to the child the estimates favour for that side.
-    pub fn next_task(&self, shard: Option<Shard>) -> Option<Position> {
-        let memo = self.numbers(shard);
+    /// a free leaf below; ties go to the child the estimates favour for that side.
+    pub fn next_task(&self, busy: &HashSet<Position>) -> Option<Position> {
+        let memo = self.numbers(busy);
         let mut at = self.spec.root;
         loop {
             let expansion = match self.kind(&at) {
-                Kind::Open => return memo[&at].owned.then_some(at),
+                Kind::Open => return memo[&at].free.then_some(at),
                 Kind::Decided(_) => return None,
                 Kind::Expanded(expansion) => expansion,
             };
             let prover_moves = at.to_move() == self.spec.prover();
-            let best = self.children(&at, expansion).filter(|(_, child, _)| memo[child].owned).min_by_key(
+            let best = self.children(&at, expansion).filter(|(_, child, _)| memo[child].free).min_by_key(
                 |(_, child, estimate)| {
                     let n = memo[child];
                     if prover_moves { (n.proof, -estimate) } else { (n.disproof, *estimate) }
@@ -301,7 +291,7 @@ impl Tree {
 
     /// Where the proof stands, with the `largest` open leaves that matter.
     pub fn status(&self, largest: usize) -> Status {
-        let memo = self.numbers(None);
+        let memo = self.numbers(&HashSet::new());
         let root = memo[&self.spec.root];
         // Open leaves below open nodes only: the rest no longer matter.
         let mut open = Vec::new();
