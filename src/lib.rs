@@ -1,7 +1,7 @@
 //! Exact solving of Kalah (mancala).
 //!
 //! The modules follow the data flow: [`rules`] (the rule systems as one explicit value) →
-//! [`board`] (positions and moves) → [`notation`] (text forms) → [`game`] (played games and
+//! [`board`] (positions and moves) → [`moves`] (what a move does to values) → [`notation`] (text forms) → [`game`] (played games and
 //! replays) → [`solve`] (the exact reference solver) → [`index`] (dense layer indexes) →
 //! [`database`] (endgame databases: build, file format, probing) → [`search`] (MTD(f) search
 //! probing the databases) → [`engine`] (the database and table a search gets) → [`jobs`] and [`proof`] (batch solves and proofs that grow across
@@ -15,12 +15,14 @@
 
 pub mod atomic;
 pub mod board;
+mod cpu;
 pub mod database;
 pub mod engine;
 pub mod game;
 pub mod index;
 pub mod jobs;
 pub mod jsonl;
+pub mod moves;
 pub mod notation;
 pub mod proof;
 pub mod published;

@@ -6,8 +6,8 @@ mod common;
 use std::collections::HashMap;
 
 use kalah::Position;
-use kalah::database::MoveEffect;
 use kalah::index::Layer;
+use kalah::moves::MoveEffect;
 use kalah::rules::{Direction, End, Rules};
 
 /// Board values of every position with at most `max_seeds` seeds that is not over, by plain

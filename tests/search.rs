@@ -121,7 +121,7 @@ fn positions_far_above_the_database_start_from_an_estimate_and_keep_their_values
             assert_eq!(analysis.openings, reference.openings, "{rules} Kalah(3,{seeds})");
             // Move values and the perfect line hand guesses along instead of estimating again.
             for (house, value) in search.move_values(&start).unwrap() {
-                let effect = kalah::database::MoveEffect::of(&rules, &start, house);
+                let effect = kalah::moves::MoveEffect::of(&rules, &start, house);
                 let child = if effect.over { 0 } else { solver.board_value(&effect.child) };
                 assert_eq!(value, effect.value(child), "{rules} Kalah(3,{seeds}) house {house}");
             }

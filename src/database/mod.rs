@@ -1,14 +1,12 @@
 //! Endgame databases: the exact board value of every position with up to a given number of seeds
 //! on the board, built layer by layer ([`build`]), stored one checksummed file per layer
-//! ([`format`], FORMAT.md) and probed through [`Database`].
+//! ([`format`](mod@format), FORMAT.md) and probed through [`Database`].
 //!
 //! A board value depends on the houses and on the rules that move seeds ([`Rules::for_values`]:
 //! pie and early end never change it), so one database serves e.g. `bga` with and without the pie
 //! rule. Files live in `ROOT/<houses>h-<rules>/layer-<seeds>.kdb`.
 
 pub mod build;
-mod cyclic;
-mod fast;
 pub mod format;
 
 use std::fs::File;
@@ -20,7 +18,9 @@ use std::sync::atomic::AtomicU8;
 use memmap2::{Mmap, MmapMut, MmapOptions};
 
 use crate::board::Position;
+use crate::cpu::prefetch;
 use crate::index::{Layer, rank_and_seeds};
+use crate::moves::{best_board_value, move_board_value};
 use crate::rules::{End, Rules};
 use format::{Encoding, Header};
 
@@ -135,94 +135,6 @@ pub fn database_dir(root: &Path, rules: &Rules, houses: usize) -> PathBuf {
 /// The file of layer `seeds` in a database directory.
 pub fn layer_path(dir: &Path, seeds: usize) -> PathBuf {
     dir.join(format!("layer-{seeds:02}.kdb"))
-}
-
-/// What a move does, as far as values go: the position it leads to and how that position's
-/// board value turns into the mover's.
-#[derive(Clone, Copy)]
-pub struct MoveEffect {
-    /// The position after the move, without stores.
-    pub child: Position,
-    /// What the move banked, for the child's mover (stores of the child).
-    pub gain: i32,
-    /// The same side moves again.
-    pub extra_turn: bool,
-    /// The game is over: the child has no board value.
-    pub over: bool,
-}
-
-impl MoveEffect {
-    /// Plays `house` from `position` (stores ignored).
-    #[inline]
-    pub fn of(rules: &Rules, position: &Position, house: usize) -> MoveEffect {
-        let mut effect = MoveEffect::unmoved(position);
-        effect.play(rules, house);
-        effect
-    }
-
-    /// `position` itself, nothing banked: what [`MoveEffect::play`] starts from.
-    #[inline]
-    pub fn unmoved(position: &Position) -> MoveEffect {
-        MoveEffect { child: *position, gain: 0, extra_turn: false, over: false }
-    }
-
-    /// Turns an [`MoveEffect::unmoved`] position into [`MoveEffect::of`] it and `house`, in place.
-    /// A search works its moves out where they are kept with this: the copy of a fresh effect
-    /// reads bytes just written by stores of other sizes, which the processor cannot forward, and
-    /// it waits for them to reach the cache.
-    #[inline]
-    pub fn play(&mut self, rules: &Rules, house: usize) {
-        let outcome = self.child.play_without_stores(rules, house);
-        self.gain = self.child.margin();
-        self.extra_turn = outcome.extra_turn;
-        self.over = outcome.over;
-    }
-
-    /// The move's board value for the side that played it, given the child's board value (0
-    /// when the game is over).
-    #[inline]
-    pub fn value(&self, child_value: i32) -> i32 {
-        let total = self.gain + child_value;
-        if self.extra_turn { total } else { -total }
-    }
-
-    /// The child's board value that gives the move the value `move_value` (the inverse of
-    /// [`MoveEffect::value`]).
-    #[inline]
-    pub fn child_value(&self, move_value: i32) -> i32 {
-        if self.extra_turn { move_value - self.gain } else { -move_value - self.gain }
-    }
-
-    /// The window on the child's board value that decides whether the move's value lies in
-    /// `(alpha, beta)`: [`MoveEffect::value`] of a fail-soft result searched in it is fail-soft
-    /// for the move's window.
-    #[inline]
-    pub fn child_window(&self, alpha: i32, beta: i32) -> (i32, i32) {
-        if self.extra_turn {
-            (self.child_value(alpha), self.child_value(beta))
-        } else {
-            (self.child_value(beta), self.child_value(alpha))
-        }
-    }
-}
-
-/// The board value after playing `house` from `position`, for the side that played it, given
-/// `lookup`, the board value of any position that is not over (from its mover's view).
-#[inline]
-pub fn move_board_value(
-    rules: &Rules,
-    position: &Position,
-    house: usize,
-    lookup: &mut impl FnMut(&Position) -> i32,
-) -> i32 {
-    let effect = MoveEffect::of(rules, position, house);
-    effect.value(if effect.over { 0 } else { lookup(&effect.child) })
-}
-
-/// The board value of a position that is not over: the best move's value.
-#[inline]
-pub fn best_board_value(rules: &Rules, position: &Position, lookup: &mut impl FnMut(&Position) -> i32) -> i32 {
-    position.legal_moves().map(|house| move_board_value(rules, position, house, lookup)).max().expect("a legal move")
 }
 
 /// A layer's values in memory: an anonymous map the kernel is asked to back with huge pages.
@@ -645,18 +557,4 @@ impl Database {
     pub fn layer(&self, seeds: usize) -> Option<&Layer> {
         self.layers.get(seeds).map(|l| &l.layer)
     }
-}
-
-/// Asks the processor to bring the cache line at `address` in; no effect on results.
-#[inline(always)]
-pub(crate) fn prefetch(address: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        // SAFETY: a prefetch is only a hint: it never faults, whatever the address, and reads
-        // nothing the program sees.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(address.cast()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = address;
 }

@@ -46,7 +46,7 @@
 //! most-proving leaf no other note names, so N shards work the N most-proving leaves without a
 //! manager. (Fixed shares by a hash of the leaf made each shard work its own share's best leaf,
 //! however far from the proof's: 23 times the nodes of one run on standard Kalah(6,4) >= 8 with
-//! 4 shards; the notes: 1.4 times.) [`check`] confirms a proof independently: it
+//! 4 shards; the notes: 1.4 times.) [`check`](mod@check) confirms a proof independently: it
 //! walks the logged tree with the rules engine and re-searches a sample of its leaves.
 
 pub mod check;

@@ -25,7 +25,7 @@
 
 use super::{Child, Horizon, NO_MOVE, Search, SearchError, TableKey, move_order, seed_bound};
 use crate::board::{MAX_HOUSES, Position};
-use crate::database::MoveEffect;
+use crate::moves::MoveEffect;
 
 /// No repetition: see [`Leans`].
 const NONE: u32 = u32::MAX;

@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::table::{NO_MOVE, TableKey};
 use super::{Search, SearchError, move_order};
 use crate::board::{MAX_HOUSES, Position};
-use crate::database::MoveEffect;
+use crate::moves::MoveEffect;
 
 /// Positions at least this many seeds beyond the database get an estimated first guess; nearer
 /// ones (Kalah(6,4) over the 24-seed database: 24 seeds) are cheap enough to start from 0.
@@ -51,52 +51,19 @@ const HINT_MIN_DEPTH: u32 = 6;
 /// Iterations stop at this depth whatever they cost (sowings from the root).
 const GUESS_MAX_DEPTH: u32 = 64;
 
-/// Nodes of a zero-window test expected to cut off, with no move in the table (or only the hint of
-/// the first guess's estimate, with bounds that prove nothing), at most this many seeds below the
-/// test's root and at least [`LEAD_MIN_SEEDS`] beyond the database, try first the move of an
-/// estimate of their own ([`Search::lead_by_estimate`]), which looks deeper from there than the
-/// first guess did. Near the root a wrong first try at such a node costs millions of nodes:
-/// counted in the last test of standard Kalah(6,5) over the 30-seed database, two nodes 5 seeds
-/// below the root whose house order tried a move that fails first spent 13.8 M and 12.6 M nodes on
-/// it, of 170 M in the test. Measured (2 threads, alternating, 2026-11-23), by how far beyond the
-/// database the estimate ran instead: 30-seed database, standard rules 168.8-169.0 M nodes and
-/// 40.4-44.6 s without, 102.8 M and 25.6-26.2 s from 24 seeds beyond (6 below the root), 109 M
-/// from 22, no change from 26; empty capture 71-72 M nodes and 19.3-19.4 s without, 41.0 M and
-/// 11.0-11.5 s from 24. Over the 24-seed database (empty capture) 599 M nodes and 113.8 s without,
-/// 324 M and 64.0 s from 30 beyond (6 below the root), 340 M from 28, 406 M and 74.7 s from 26,
-/// and from 24 (12 below the root) 4,261 estimates cost 236 M nodes: hence a depth below the root.
-/// Replacing the first guess's hints too: 30-seed database, standard 97.2 M nodes and 21.8-21.9 s
-/// -> 96.0 M and 19.2-20.4 s; empty capture 41.1 M and 10.1-10.6 s -> 51.9 M and 9.1-9.5 s, most
-/// of the extra nodes the estimates' own, which cost less than the search's; 24-seed database,
-/// empty capture 324 M and 60.7 s -> 249 M and 47.8 s. With [`LEAD_DOUBLING_SEEDS`], over the
-/// 24-seed database (which alone this reaches: [`LEAD_MIN_SEEDS`] binds first over the 30-seed
-/// one and on Kalah(6,4)), 6 below the root: standard 612.9 M nodes and 117.7 s, empty capture
-/// 180.2 M and 27.4 s; 7 below: 535.5 M and 91.6 s, 212.0 M and 28.2 s; 8 below: 566-568 M and
-/// 84.1-88.6 s, 278.2 M and 31.9 s; 9 below: 731.7 M and 92.9 s; 10 below: 1,049 M and 115.0 s.
+/// Nodes of a zero-window test expected to cut off, with no move in the table (or only the first
+/// guess's hint), at most this many seeds below the test's root and at least [`LEAD_MIN_SEEDS`]
+/// beyond the database, try first the move of an estimate of their own
+/// ([`Search::lead_by_estimate`]): near the root a wrong first try costs millions of nodes.
 const LEAD_BELOW_ROOT: u32 = 8;
 /// See [`LEAD_BELOW_ROOT`]: nearer the database the subtrees are too small to pay for an estimate.
-/// Kalah(6,4), whose start is 24 seeds beyond the 24-seed database (kalah bench, one thread):
-/// 2.07 M nodes (empty capture) and 4.37 M (standard) without estimates, 2.38 M and 4.64 M with
-/// one at the start (from 24), 3.14 M and 4.92 M from 20. Standard Kalah(6,5) over the 30-seed
-/// database needs its nodes 24 beyond (6 below the start): from 25, 107.6 M nodes against 97.3 M.
 const LEAD_MIN_SEEDS: u32 = 24;
 /// A node's estimate deepens until one iteration searches this many nodes, or all of them four
-/// times as many (standard Kalah(6,5) over the 30-seed database: 2^13 gave 102.8 M nodes, 2^15
-/// 97.7 M in the same time; empty capture 41.0 M and 42.4 M).
+/// times as many.
 const LEAD_NODES: u64 = 1 << 14;
 /// From this many seeds beyond the database on, [`LEAD_NODES`] doubles with every seed more, at
 /// most [`LEAD_MAX_DOUBLINGS`] times: the subtrees there are larger, and so is what a wrong first
-/// move costs. Measured on Kalah(6,5) (2 threads, 2026-11-23): over the 24-seed database, whose
-/// start is 36 seeds beyond, standard 733 M nodes and 142.9 s -> 612 M and 126.3 s, empty capture
-/// 202 M and 36.1 s -> 180 M and 32.4 s; doubling in the same way over the 30-seed database, whose
-/// start is 30 beyond, helped standard rules (80.7 M nodes and 20.7 s -> 108 M and 17.5 s) but not
-/// empty capture (46.2 M and 9.5 s -> 81.8 M and 12.3 s), hence from 30. From 27 over the 24-seed
-/// database: standard 889 M nodes and 116.0 s (against 612.9 M and 117.7 s from 30), empty capture
-/// 637 M and 62.6 s (against 180.2 M and 27.4 s). With estimates 8 below the root
-/// ([`LEAD_BELOW_ROOT`]), 24-seed database: from 30, standard 566-568 M nodes and 83.4-88.6 s,
-/// empty capture 278 M and 31.9 s; from 29, 527 M and 67.6-68.3 s, 403 M and 43.9 s; from 28,
-/// 601 M and 70.3 s, 523 M and 45.4 s. From 29 the 30-seed database's runs are the same within
-/// noise (standard 80.9 M nodes either way, empty capture 46.3 M against 46.2 M).
+/// move costs.
 const LEAD_DOUBLING_SEEDS: u32 = 29;
 /// See [`LEAD_DOUBLING_SEEDS`].
 const LEAD_MAX_DOUBLINGS: u32 = 6;
@@ -108,31 +75,17 @@ fn lead_budget(beyond: u32) -> u64 {
 
 /// Whether an estimate's hint whose recorded work is `work` (log2 of its nodes, as the table
 /// keeps it) stands in for the lead estimate of a node `beyond` seeds beyond the database: when
-/// the estimate that left it searched at least that node's [`lead_budget`] below it. The hints
-/// that count are mostly left by the lead estimate of a node two moves up, whose deeper subtree
-/// is also this node's. Measured on Kalah(6,5) (2 threads, 2026-11-23), nodes in the last
-/// zero-window test: over the 24-seed database, standard rules 479 M without (2,724 estimates of
-/// 232 M nodes), 435 M with (2,499 estimates of 201 M), trusting hints of half the budget 503 M,
-/// a quarter 990 M, only those of twice the budget 455 M; empty capture 369 M without, 349 M with,
-/// 372 M of twice the budget. Over the 30-seed database it costs a little: standard 75.9 M
-/// without, 80.7 M with (73.1 M of twice the budget), empty capture 42.4 M and 43.1 M (40.8 M).
+/// the estimate that left it searched at least that node's [`lead_budget`] below it (mostly the
+/// lead estimate of a node two moves up, whose deeper subtree is also this node's).
 fn hint_is_enough(beyond: u32, work: u8) -> bool {
     u32::from(work) > lead_budget(beyond).ilog2()
 }
 
 /// Estimates remember what they found in a small table per thread, of this many entries (16
 /// bytes each: it stays in the core's cache): the move to try first in the next, deeper iteration
-/// (the transposition table keeps one only [`HINT_MIN_DEPTH`] sowings from the horizon), and
-/// bounds that answer the positions an iteration reaches twice. Entries are told apart by a 64-bit
-/// fingerprint of the position and the search, not the whole key: a collision only misleads an
-/// estimate, and no value the search reports comes from one. Measured on Kalah(6,5) (2 threads,
-/// 2026-11-23, alternating): 24-seed database, standard rules 471.5 M nodes and 76.6 / 71.9 s ->
-/// 443.0 M and 70.3 / 64.4 s (the last zero-window test's search nodes, estimates aside, 234.6 M
-/// -> 221.7 M; the cache for the move order alone 230.5 M, bounds only from entries of the same
-/// depth 226.4 M), empty capture 370.6 M nodes and 45.1 s -> 371.5 M and 45.5 s; 30-seed
-/// database, standard 85.4 M and 20.5 s -> 84.8 M and 19.7 s, empty capture 47.0 M and 9.5 s ->
-/// 46.0 M and 9.5 s. Kalah(6,4), one thread: empty capture 2.86 M nodes -> 1.98 M, standard
-/// 4.23 M -> 4.24 M.
+/// and bounds for the positions an iteration reaches twice. Entries are told apart by a 64-bit
+/// fingerprint: a collision only misleads an estimate, and no value the search reports comes
+/// from one.
 const CACHE_ENTRIES: usize = 1 << 16;
 
 /// Nodes of an estimate with at least this many sowings to go use the per-thread cache.

@@ -8,72 +8,17 @@
 //! exact: bounds only ever come from complete proofs, and a search that runs out of time says so
 //! instead of answering.
 //!
-//! What pays, measured on Kalah(6,4) with the 24-seed database (value only): move ordering above
-//! all (see `move_order`); prefetching the children's table buckets before the transposition
-//! cutoffs read them (27 s to 18 s before the ordering was fixed); on Kalah(6,5), MTD(f)'s first
-//! guess from a depth-limited estimate ([`guess`]: 114 M nodes to 94 M, empty capture, 30-seed
-//! database); at nodes expected to cut off, reading the table only for the first move to be
-//! tried and the others' only if it fails (Kalah(6,5) as before, 2 threads: 24.6-25.9 s to
-//! 21.8-22.8 s for 1.3% more nodes; the skipped reads had been cache misses, and almost never
-//! cut off); starting that read as soon as the child is worked out, houses taken from the store's
-//! end so that the lead mostly comes first, rather than after every move is worked out (the
-//! mid-game position below, one thread: 17.65-17.98 s to 16.22-16.90 s, the same nodes).
-//! Near the root of a zero-window test, a node expected to cut off with no move in the table (or
-//! only the first guess's hint) tries first the move of a small estimate of its own ([`guess`],
-//! `LEAD_BELOW_ROOT`): a wrong first try there costs millions of nodes (Kalah(6,5) over the
-//! 30-seed database, 2 threads: standard 169 M nodes and 40-45 s to 96 M and 19-20 s, empty
-//! capture 71 M and 19.3 s to 52 M and 9-10 s); with more nodes for those estimates far above
-//! the database and 8 seeds below the root instead of 6 (24-seed database, standard: 733 M nodes
-//! and 143 s to 527 M and 68-73 s). Among moves that bank alike, those handing the opponent fewer
-//! seeds first (`move_order`; Kalah(6,5), 24-seed database, standard 786 M nodes to 715 M).
-//! Of those estimates: none where the table's hint came from an estimate of as many nodes (527 M
-//! to 472 M), and a small cache per thread of their own results (472 M nodes to 443 M).
-//! Each child's effect worked out in the slot it is kept in ([`MoveEffect::play`]) rather than
-//! copied there: perf put a third of the move loop's samples on that copy, which read the
-//! effect's last bytes before the stores that wrote them could be forwarded (Kalah(6,5), 24-seed
-//! database, 2 threads, alternating, the same nodes: standard 56.1-58.1 s to 54.5-55.8 s in a
-//! fast hour, 62.8-65.7 s to 58.1-60.0 s in a slow one; empty capture 40.3 s to 35.7 s).
-//! What does not: that guess on Kalah(6,4) (7 passes from 0 cost 2.07 M nodes, 2
-//! passes from the exact value 2.07 M: the last two passes are the whole cost), a history
-//! heuristic (as a tie-break it never fires, in place of the house order it costs 14 times the
-//! nodes), and handing the table
-//! bounds read for the cutoffs down to the child instead of reading them again (same speed), and
-//! keeping nodes one seed beyond the database out of the table: Kalah(6,4) got 17% faster but
-//! empty-capture Kalah(6,5) on 2 threads went from 563 s to 861 s. Measured on a Kalah(6,5)
-//! mid-game position (`7 0 2 0 8 8 3 1 7 7 7 7 1 2 N`, empty capture, 24-seed database, one
-//! thread, 68 M nodes): ordering the moves by the bounds read for the cutoffs before the house
-//! order (70-143 M nodes), no cutoff reads within 2 or 4 seeds of the database (69 M and 73 M
-//! nodes, the same time), a 4 GiB table (65 M nodes, no faster); a 2 MiB table runs 35% more
-//! nodes per second, so the table's cache misses cost about a quarter of the time.
+//! What the search spends its time on, in order of what it saved: move ordering (`move_order`:
+//! banking moves first, then those handing the opponent fewer seeds); MTD(f)'s first guess and,
+//! near the root, the lead move from a small estimate of its own (`guess`); prefetching the
+//! children's table buckets before the enhanced transposition cutoffs read them, and reading them
+//! only for the first move at nodes expected to cut off; each child's effect worked out in the slot
+//! it is kept in ([`MoveEffect::play`]). Threads split the young-brothers-wait way only at nodes
+//! expected to fail low (`SPLIT_MIN_SEEDS` and more beyond the database), where no work is thrown
+//! away. The figures behind each choice, and what was tried and dropped, are in
+//! `docs/performance-history.md`.
 //!
-//! Threads split work the young-brothers-wait way, at the nodes where no work is thrown away: a
-//! node with at least `SPLIT_MIN_SEEDS` seeds beyond the database that is expected to fail low
-//! (the opponent's reply to a move expected to cut off, and so on down the line; see
-//! [`Search::search`]) searches its first move alone and, when it did not cut off, the rest in
-//! parallel (rayon), a cutoff in one stopping its siblings. Nodes expected to cut off never
-//! split. Empty-capture Kalah(6,5), 30-seed database (2026-11-22, one and two threads
-//! alternating): 67.3 / 33.9 s and 69.7 / 33.5 s (79.4 M and 80.5 M nodes): 2.0-2.1 times
-//! faster. The Kalah(6,5) mid-game position below, 24-seed database: 37.6 / 17.7 s. Before, every
-//! node split after three moves (two threads 43.4-45.9 s the same day): in the last MTD(f) test
-//! 25 M of 92 M nodes were thrown away by cutoffs (one thread: 72 M), against 1.7-1.9 M of 72 M
-//! now.
-//!
-//! Earlier measurements with every node splitting (Kalah(6,5) mid-game position `7 0 2 0 8 8 3 1
-//! 7 7 7 7 1 2 N`, empty capture, 24-seed database; one thread 38-43 s, 68 M nodes): 22-26 s on 2
-//! threads (73 M nodes, after two moves). Kalah(6,5) itself (30-seed database): one thread 69.2 s
-//! (114 M nodes); 2 threads splitting after 3 moves 47.0 s (136 M), after 2: 50.8 s (147 M; with
-//! an 8-seed limit 56.0 s), after 4: 52.1 s (112 M), after 1: 88 M nodes, 25-37 s on the mid-game
-//! position. Also tried: two zero-window tests at once (betas 10 and 14 from the guess 10, one
-//! thread each, sharing the table): 124 M nodes and 53 s against 46 s splitting each test, since a
-//! test searched after another finds the table filled; helper threads searching the same test
-//! with the move order rotated near the root (30-32 s on the mid-game position, 111 M nodes);
-//! ABDADA's busy flags (a move to a position another thread is searching waits for a second
-//! round): the same nodes, and marking every node 2 seeds or more above the database cost 20% of
-//! the time. The younger brothers are ordered by the work the table last recorded for them
-//! before they split, and one that stands out is searched alone first (`refutation_first`): with
-//! every node splitting, Kalah(6,5) on 2 threads went from 116 M nodes to 95 M.
-//!
-//! Under clockwise sowing positions repeat: [`cycles`] searches those rules, scoring a position
+//! Under clockwise sowing positions repeat: `cycles` searches those rules, scoring a position
 //! that comes back on the line as 0 and keeping such line-dependent results out of the table.
 
 mod cycles;
@@ -89,7 +34,8 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::board::{MAX_HOUSES, Position};
-use crate::database::{Database, DbError, MoveEffect};
+use crate::database::{Database, DbError};
+use crate::moves::MoveEffect;
 use crate::rules::{Remaining, Rules};
 use crate::solve::{Analysis, KeyHasher, Opening, first_turns};
 use table::{NO_MOVE, Table, TableKey};
@@ -163,16 +109,8 @@ impl SearchOptions {
     /// The transposition table a search from a position with `seeds_on_board` seeds is given
     /// when the user names no size, with a database of positions of up to `database_seeds` seeds
     /// (0 without one): 64 MiB at 24 seeds beyond the database, twice as much for every 3 seeds
-    /// more, from 16 MiB to 1 GiB.
-    ///
-    /// A table costs its size before the first node: every page is zeroed by the system, and on
-    /// a virtual machine first claimed from the host, about 1.1 s a GiB on the 2-core development
-    /// machine. Kalah(6,4) over the 24-seed database (4.2 M nodes, 24 seeds beyond it) took 2.4 s
-    /// with 1 GiB and 0.67 s with 64 MiB, for 0.6% more nodes; standard Kalah(6,5) over the
-    /// 30-seed database (84 M nodes, 30 beyond) 14.1 s with 1 GiB, 13.0-13.6 s with 512 MiB and
-    /// 12.5 s with 256 MiB (3% more nodes); over the 24-seed database (446 M nodes, 36 beyond)
-    /// 512 MiB costs more nodes than it saves, and 2 GiB saves 5% of the nodes for about the same
-    /// time.
+    /// more, from 16 MiB to 1 GiB. A table costs its size before the first node (the system zeroes
+    /// every page), so small searches get small tables.
     pub fn table_bytes_for(seeds_on_board: u32, database_seeds: u32) -> usize {
         let beyond = i64::from(seeds_on_board) - i64::from(database_seeds);
         let log2_mib = (6 + (beyond - 24).div_euclid(3)).clamp(4, 10);
@@ -208,17 +146,8 @@ struct Child {
 /// Move ordering, larger first: the table's move (`table_move`, or [`NO_MOVE`]) before all
 /// others, then seeds banked (captures), an extra turn counted as eight seeds, then, a step for a
 /// seed, few seeds sown into the opponent's houses (`opponent_seeds`: theirs before the move) and
-/// the house nearest the store. Measured on Kalah(6,4) with the 24-seed database, the house
-/// tie-break alone cuts the nodes fifteenfold (leftmost first: 30 M, rightmost: 2.1 M, empty
-/// capture): sowing from the right keeps the other houses' counts, and so their extra turns.
-/// Seeds handed over are the opponent's to bank or play with. For moves that sow past the store
-/// the two steps cancel house for house, so among those that bank alike the smallest sowing comes
-/// first; moves that stay on the mover's side hand over nothing and go by the house. Counting
-/// the seeds handed over (2026-11-23, 2 threads, Kalah(6,5)): 24-seed database, standard 786 M
-/// nodes and 168.7 s -> 715 M and 150.3 s, empty capture 249 M and 51.8 s -> 202 M and 42.6 s;
-/// 30-seed database, standard 95.9 M and 22.1 s -> 80.7 M and 18.3 s, empty capture 51.9 M and
-/// 11.1 s -> 46.3 M and 9.8 s. Half a step a seed gave 94.6 M nodes (30-seed standard), a step
-/// and a half 82.1 M, two steps 752 M (24-seed standard).
+/// the house nearest the store. Sowing from the right keeps the other houses' counts, and so their
+/// extra turns; seeds handed over are the opponent's to bank or play with.
 #[inline]
 fn move_order(effect: &MoveEffect, house: usize, table_move: u8, opponent_seeds: u32) -> i32 {
     let own_gain = if effect.extra_turn { effect.gain } else { -effect.gain };
@@ -513,7 +442,7 @@ impl<'db> Search<'db> {
     }
 
     /// Gives later calls, all together, at most about `nodes` nodes (every thread's, estimates
-    /// included; checked every [`NODE_CHECK_INTERVAL`] nodes of a thread) before they stop with
+    /// included; checked every `NODE_CHECK_INTERVAL` nodes of a thread) before they stop with
     /// [`SearchError::NodeLimit`]; `None` lifts the limit. A call stopped so leaves its proven
     /// bounds in the table, where a later call finds them.
     pub fn set_node_limit(&mut self, nodes: Option<u64>) {

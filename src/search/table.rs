@@ -211,7 +211,7 @@ impl Table {
     /// Starts bringing the bucket of `key` into the cache; no effect on results.
     #[inline]
     pub fn prefetch(&self, key: TableKey) {
-        crate::database::prefetch(self.bucket(key).as_ptr().cast());
+        crate::cpu::prefetch(self.bucket(key).as_ptr().cast());
     }
 
     /// The bounds proven for `key`, if the table still holds them (and no writer is busy with

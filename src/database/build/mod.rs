@@ -2,7 +2,7 @@
 //!
 //! Layer s needs only smaller layers (moves that bank seeds) and positions of its own layer
 //! reached by moves that bank nothing. Under clockwise sowing those can cycle, and such layers are
-//! computed by retrograde analysis ([`cyclic`](super::cyclic)). Otherwise they cannot cycle: for rules without clockwise sowing, a
+//! computed by retrograde analysis (`cyclic`). Otherwise they cannot cycle: for rules without clockwise sowing, a
 //! move that banks nothing never reaches the mover's store, so its seeds only move rightwards in
 //! the mover's own row (relay and go-again chains included: leaving the row means passing the
 //! store). That raises the *potential* of the position, the sum over both rows of seeds times
@@ -16,6 +16,9 @@
 //! often, so a batch of positions computes and prefetches all its children's addresses before
 //! reading any value: the misses then overlap. Builds are bound by memory traffic after that.
 
+mod cyclic;
+mod fast;
+
 use std::fs;
 use std::path::Path;
 use std::sync::Arc;
@@ -24,11 +27,13 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::fast::{self, MoverSowings, OpponentRow};
-use super::format::{self, Header};
-use super::{DbError, LayerBuffer, MoveEffect, database_dir, layer_path, prefetch};
+use self::fast::{MoverSowings, OpponentRow};
 use crate::board::{MAX_HOUSES, Position};
+use crate::cpu::prefetch;
+use crate::database::format::{self, Header};
+use crate::database::{DbError, LayerBuffer, database_dir, layer_path};
 use crate::index::{Layer, MAX_LAYER_SEEDS, RowTable};
+use crate::moves::MoveEffect;
 use crate::rules::Rules;
 
 /// What a caller wants from a build.
@@ -248,7 +253,7 @@ impl Builder {
     /// Computes every value of layer `seeds`, whose smaller layers are finished.
     fn compute(&self, seeds: usize, progress: &dyn Progress) -> std::io::Result<LayerBuffer> {
         if self.rules.has_cycles() {
-            return super::cyclic::compute_layer(&self.rules, &self.layers, &self.finished, seeds, progress);
+            return cyclic::compute_layer(&self.rules, &self.layers, &self.finished, seeds, progress);
         }
         let layer = &self.layers[seeds];
         let mut buffer = LayerBuffer::zeroed(layer.len() as usize)?;

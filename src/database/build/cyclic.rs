@@ -28,10 +28,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
-use super::build::Progress;
-use super::{LayerBuffer, MoveEffect};
+use super::Progress;
 use crate::board::{MAX_HOUSES, Position};
+use crate::database::LayerBuffer;
 use crate::index::Layer;
+use crate::moves::MoveEffect;
 use crate::rules::Rules;
 
 /// Marks an edge to a child the same side moves in (an extra turn that banked nothing).

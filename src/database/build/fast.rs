@@ -8,7 +8,7 @@
 //! row is worked out once per row and house ([`MoverSowings`]), as it does not depend on the
 //! opponent's row.
 
-use super::build::ChildRead;
+use super::ChildRead;
 use crate::board::MAX_HOUSES;
 use crate::index::{Layer, RowTable, rank_and_seeds};
 use crate::rules::{Capture, Direction, End, Remaining, Rules, Sowing};

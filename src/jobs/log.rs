@@ -1,0 +1,272 @@
+//! A job's log: the bounds each task has proven (JSON lines, synced one at a time), read back
+//! into the proofs a run resumes from and the results are assembled from.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{JobError, Task, io_error, with_suffix};
+
+/// Proven bounds on a value, both included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Interval {
+    /// The value is at least this.
+    pub lower: i32,
+    /// The value is at most this.
+    pub upper: i32,
+}
+
+impl Interval {
+    /// What holds for every value of a game with `total` seeds: nothing proven yet.
+    pub fn unknown(total: u32) -> Interval {
+        Interval { lower: -(total as i32), upper: total as i32 }
+    }
+
+    /// The value, once both bounds meet.
+    pub fn exact(&self) -> Option<i32> {
+        (self.lower == self.upper).then_some(self.lower)
+    }
+
+    /// What both claims prove together; `None` if they contradict each other.
+    pub fn intersect(&self, other: &Interval) -> Option<Interval> {
+        let both = Interval { lower: self.lower.max(other.lower), upper: self.upper.min(other.upper) };
+        (both.lower <= both.upper).then_some(both)
+    }
+
+    /// `+4` when exact, `>= 2`, `<= 1` or `-2..4` otherwise (relative to a game of `total` seeds).
+    pub fn text(&self, total: u32) -> String {
+        let unknown = Interval::unknown(total);
+        match (self.exact(), self.lower > unknown.lower, self.upper < unknown.upper) {
+            (Some(v), _, _) => signed(v),
+            (None, true, false) => format!(">= {}", signed(self.lower)),
+            (None, false, true) => format!("<= {}", signed(self.upper)),
+            (None, false, false) => "?".to_string(),
+            (None, true, true) => format!("{}..{}", signed(self.lower), signed(self.upper)),
+        }
+    }
+}
+
+impl std::fmt::Display for Interval {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[{}, {}]", self.lower, self.upper)
+    }
+}
+
+fn signed(value: i32) -> String {
+    if value > 0 { format!("+{value}") } else { value.to_string() }
+}
+
+/// One line of a log: bounds proven for a task, with the work spent since the task's previous
+/// line in the same run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Record {
+    /// The task's key.
+    pub task: String,
+    /// Proven lower bound on its value.
+    pub lower: i32,
+    /// Proven upper bound on its value.
+    pub upper: i32,
+    /// Nodes searched for this proof.
+    pub nodes: u64,
+    /// Seconds spent on it.
+    pub seconds: f64,
+}
+
+/// Everything proven about one task, and what it cost.
+#[derive(Clone, Copy, Debug)]
+pub struct Known {
+    /// Its bounds.
+    pub interval: Interval,
+    /// Nodes spent in all runs.
+    pub nodes: u64,
+    /// Seconds spent in all runs.
+    pub seconds: f64,
+}
+
+/// What the logs prove, by task key.
+#[derive(Clone, Debug, Default)]
+pub struct Proofs(HashMap<String, Known>);
+
+impl Proofs {
+    /// Adds one record; a record contradicting what is known is an error.
+    pub fn add(&mut self, record: &Record) -> Result<(), JobError> {
+        let claim = Interval { lower: record.lower, upper: record.upper };
+        match self.0.get_mut(&record.task) {
+            None => {
+                self.0.insert(
+                    record.task.clone(),
+                    Known { interval: claim, nodes: record.nodes, seconds: record.seconds },
+                );
+            }
+            Some(known) => {
+                known.interval = known.interval.intersect(&claim).ok_or_else(|| JobError::Conflict {
+                    task: record.task.clone(),
+                    first: known.interval,
+                    second: claim,
+                })?;
+                known.nodes += record.nodes;
+                known.seconds += record.seconds;
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds what another log proves. Work is not added up: two logs holding the same task are
+    /// usually one run's log and a merged copy of it, so the larger count is kept.
+    pub fn merge(&mut self, other: &Proofs) -> Result<(), JobError> {
+        for (task, theirs) in &other.0 {
+            match self.0.get_mut(task) {
+                None => {
+                    self.0.insert(task.clone(), *theirs);
+                }
+                Some(mine) => {
+                    mine.interval = mine.interval.intersect(&theirs.interval).ok_or_else(|| JobError::Conflict {
+                        task: task.clone(),
+                        first: mine.interval,
+                        second: theirs.interval,
+                    })?;
+                    mine.nodes = mine.nodes.max(theirs.nodes);
+                    mine.seconds = mine.seconds.max(theirs.seconds);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What is known about `task` (nothing proven yet: the seeds' bounds).
+    pub fn known(&self, task: &Task) -> Known {
+        let unknown = Known { interval: Interval::unknown(task.total_seeds), nodes: 0, seconds: 0.0 };
+        let Some(known) = self.0.get(&task.key) else { return unknown };
+        Known { interval: known.interval.intersect(&unknown.interval).unwrap_or(known.interval), ..*known }
+    }
+
+    /// The records that reproduce these proofs, one per task, in key order.
+    pub fn records(&self) -> Vec<Record> {
+        let mut records: Vec<Record> = self
+            .0
+            .iter()
+            .map(|(task, k)| Record {
+                task: task.clone(),
+                lower: k.interval.lower,
+                upper: k.interval.upper,
+                nodes: k.nodes,
+                seconds: k.seconds,
+            })
+            .collect();
+        records.sort_by(|a, b| a.task.cmp(&b.task));
+        records
+    }
+
+    /// Adds every record of the log at `path` (a missing file adds nothing). A last line without
+    /// its newline was cut short by a kill and is ignored.
+    pub fn read_log(&mut self, path: &Path) -> Result<(), JobError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(source) => return Err(JobError::Io { path: path.to_path_buf(), source }),
+        };
+        let complete = &text[..text.rfind('\n').map_or(0, |at| at + 1)];
+        for (i, line) in complete.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let record: Record = serde_json::from_str(line).map_err(|err| JobError::CorruptLog {
+                path: path.to_path_buf(),
+                line: i + 1,
+                message: err.to_string(),
+            })?;
+            self.add(&record)?;
+        }
+        Ok(())
+    }
+}
+
+/// A job's log open for appending, with everything it proves.
+pub struct Log {
+    path: PathBuf,
+    file: crate::jsonl::Appender,
+    proofs: Proofs,
+}
+
+impl Log {
+    /// Opens (or creates) the log at `path`, dropping a last line cut short by a kill so that
+    /// new records start on a line of their own.
+    pub fn open(path: &Path) -> Result<Log, JobError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+        }
+        let mut proofs = Proofs::default();
+        proofs.read_log(path)?;
+        let file = crate::jsonl::Appender::open(path).map_err(io_error(path))?;
+        Ok(Log { path: path.to_path_buf(), file, proofs })
+    }
+
+    /// What the log proves.
+    pub fn proofs(&self) -> &Proofs {
+        &self.proofs
+    }
+
+    /// Appends `record` and waits until it is on disk.
+    pub fn append(&mut self, record: &Record) -> Result<(), JobError> {
+        self.proofs.add(record)?;
+        self.file.append(record).map_err(io_error(&self.path))
+    }
+}
+
+/// The log of a job's run: `STEM.tasks.jsonl`.
+pub fn log_path(stem: &Path) -> PathBuf {
+    with_suffix(stem, ".tasks.jsonl")
+}
+
+/// The logs of every run of job `name` in `dir`: the unsharded one and every shard's.
+pub fn logs_in(dir: &Path, name: &str) -> Result<Vec<PathBuf>, JobError> {
+    let mut logs = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(io_error(dir))?;
+    for entry in entries {
+        let path = entry.map_err(io_error(dir))?.path();
+        let Some(file) = path.file_name().and_then(|f| f.to_str()) else { continue };
+        let Some(middle) = file.strip_prefix(name).and_then(|rest| rest.strip_suffix(".tasks.jsonl")) else {
+            continue;
+        };
+        let is_shard = middle
+            .strip_prefix(".shard-")
+            .and_then(|s| s.split_once("-of-"))
+            .is_some_and(|(i, n)| i.parse::<usize>().is_ok() && n.parse::<usize>().is_ok());
+        if middle.is_empty() || is_shard {
+            logs.push(path);
+        }
+    }
+    logs.sort();
+    Ok(logs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_cut_short_by_a_kill_loses_only_its_last_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.tasks.jsonl");
+        let record = |task: &str, lower, upper| Record { task: task.into(), lower, upper, nodes: 5, seconds: 0.5 };
+        let mut log = Log::open(&path).unwrap();
+        log.append(&record("a", -3, 4)).unwrap();
+        log.append(&record("a", 2, 9)).unwrap();
+        drop(log);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text += "{\"task\":\"b\",\"low";
+        std::fs::write(&path, &text).unwrap();
+        let mut log = Log::open(&path).unwrap();
+        log.append(&record("b", 1, 1)).unwrap();
+        let mut proofs = Proofs::default();
+        proofs.read_log(&path).unwrap();
+        assert_eq!(proofs.0["a"].interval, Interval { lower: 2, upper: 4 });
+        assert_eq!(proofs.0["a"].nodes, 10);
+        assert_eq!(proofs.0["b"].interval, Interval { lower: 1, upper: 1 });
+
+        log.append(&record("b", 3, 3)).unwrap_err();
+        std::fs::write(&path, "not json\n").unwrap();
+        assert!(matches!(Proofs::default().read_log(&path), Err(JobError::CorruptLog { line: 1, .. })));
+    }
+}

@@ -1,0 +1,220 @@
+//! Batch solve jobs: a TOML file of items (a start or position, a rule set, what to compute), the
+//! tasks they split into, the log of proven bounds that makes a killed run resumable, shards, and
+//! the result files.
+//!
+//! An item asks for an exact value, for every opening's value, or for a bound ("value >= 2"). It
+//! splits into *tasks*, each the value of one position for the item's first player: the whole
+//! position for an exact value, one task per first turn (with its extra-turn chain) otherwise, so
+//! that openings can be shared out between shards and a killed run keeps the openings it proved.
+//! Every bound a task proves (after each zero-window test of MTD(f), or a bound test) is appended
+//! to the job's log (JSON lines, synced) at once; a re-run reads the log and starts each task from
+//! its bounds. Results are assembled from the log alone, so the result files never disagree with
+//! it, and shards combine by intersecting their logs' bounds.
+//!
+//! The rooms: [`file`](mod@file) (job files, items, tasks), [`log`] (the log of proven bounds), `solving`
+//! (one task's search), [`results`](mod@results) (results from the log, and their files); here the errors,
+//! shards and file names they share.
+//!
+//! A job file:
+//!
+//! ```toml
+//! name = "openings-6x4"        # result files: <name>.csv, <name>.jsonl (default: the file's stem)
+//! rules = "standard"           # default for the items
+//! compute = "openings"         # default for the items: value | openings | value >= N | value <= N
+//!
+//! [[item]]
+//! start = "6x4"
+//!
+//! [[item]]
+//! start = "6x6"
+//! rules = "empty-capture"
+//! compute = "value >= 2"
+//! openings = ["1 2", "3"]      # only these first turns, in this order
+//! ```
+
+pub mod file;
+pub mod log;
+pub mod results;
+mod solving;
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use crate::search::SearchError;
+use crate::search::table::SnapshotError;
+
+pub use file::{Compute, Goal, Item, Job, Task};
+pub use log::{Interval, Known, Log, Proofs, Record, log_path, logs_in};
+pub use results::{ItemResult, OpeningResult, item_result, item_settled, results, write_atomically, write_results};
+pub use solving::{Checkpoints, solve_task, solve_task_with_checkpoints, table_tag};
+
+/// What keeps a job from running or its results from being read.
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The job file is not a valid job.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The job file.
+        path: PathBuf,
+        /// What is wrong, with the item's number.
+        message: String,
+    },
+    /// A line of a log is damaged (other than a last line cut short by a kill, which is dropped).
+    #[error("{path} line {line}: {message}")]
+    CorruptLog {
+        /// The log.
+        path: PathBuf,
+        /// Its line, from 1.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Two logs (or two lines of one) claim bounds that cannot both hold.
+    #[error("conflicting proofs for task '{task}': {first} and {second}")]
+    Conflict {
+        /// The task's key.
+        task: String,
+        /// One claim.
+        first: Interval,
+        /// The other.
+        second: Interval,
+    },
+    /// The search gave no answer (a time limit, a damaged database).
+    #[error(transparent)]
+    Search(#[from] SearchError),
+    /// The transposition table could not be saved.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> JobError + '_ {
+    move |source| JobError::Io { path: path.to_path_buf(), source }
+}
+
+/// A deterministic share of a job's tasks: shard `index` of `count` takes every task whose
+/// number (from 0, in [`Job::tasks`] order) leaves remainder `index - 1` when divided by `count`.
+/// Dealing tasks round-robin spreads the openings of one big item over all shards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// From 1.
+    pub index: usize,
+    /// How many shards there are.
+    pub count: usize,
+}
+
+impl Shard {
+    /// Whether task number `task` (from 0) is this shard's.
+    pub fn takes(&self, task: usize) -> bool {
+        task % self.count == self.index - 1
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    /// `I/N`, e.g. `2/8`, with 1 <= I <= N.
+    fn from_str(text: &str) -> Result<Shard, String> {
+        let bad = || format!("'{text}' is not a shard I/N with 1 <= I <= N, e.g. 2/8");
+        let (index, count) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count): (usize, usize) =
+            (index.trim().parse().map_err(|_| bad())?, count.trim().parse().map_err(|_| bad())?);
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// Where a job's files go: `DIR/NAME[.shard-I-of-N]` followed by `.tasks.jsonl` (the log),
+/// `.csv` and `.jsonl` (the results).
+pub fn file_stem(dir: &Path, name: &str, shard: Option<Shard>) -> PathBuf {
+    match shard {
+        Some(s) => dir.join(format!("{name}.shard-{}-of-{}", s.index, s.count)),
+        None => dir.join(name),
+    }
+}
+
+/// `stem` with `suffix` appended to its file name (`data/results/j` + `.csv`).
+pub fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
+    let mut name = stem.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    #[test]
+    fn compute_parses_values_openings_and_bounds() {
+        assert_eq!("value".parse(), Ok(Compute::Value));
+        assert_eq!(" openings ".parse(), Ok(Compute::Openings));
+        assert_eq!("value >= 2".parse(), Ok(Compute::AtLeast(2)));
+        assert_eq!("value>1".parse(), Ok(Compute::AtLeast(2)));
+        assert_eq!("value <= -3".parse(), Ok(Compute::AtMost(-3)));
+        assert_eq!("value < +1".parse(), Ok(Compute::AtMost(0)));
+        for bad in ["", "values", "value >= ", "value => 2", "value == 2", "openings >= 2", "value >= x"] {
+            assert!(bad.parse::<Compute>().is_err(), "{bad:?}");
+        }
+        assert_eq!(Compute::AtLeast(2).to_string().parse(), Ok(Compute::AtLeast(2)));
+    }
+
+    #[test]
+    fn shards_deal_every_task_to_exactly_one_shard() {
+        let shards: Vec<Shard> = (1..=3).map(|i| format!("{i}/3").parse().unwrap()).collect();
+        for task in 0..20 {
+            assert_eq!(shards.iter().filter(|s| s.takes(task)).count(), 1);
+        }
+        for bad in ["0/3", "4/3", "1", "a/b", "1/0"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn job_files_are_checked_item_by_item() {
+        let job = Job::parse(
+            "j",
+            "rules = \"empty-capture\"\ncompute = \"openings\"\n[[item]]\nstart = \"3x3\"\n\
+             [[item]]\nstart = \"4x3\"\nrules = \"standard\"\ncompute = \"value >= 2\"\nopenings = [\"4\", \"2 4\"]\n",
+        )
+        .unwrap();
+        assert_eq!(job.name, "j");
+        assert_eq!(job.items[0].rules, Rules::EMPTY_CAPTURE);
+        assert_eq!(job.items[1].compute, Compute::AtLeast(2));
+        assert_eq!(job.items[1].openings, Some(vec![vec![4], vec![2, 4]]));
+        let tasks = job.tasks();
+        assert_eq!(tasks.iter().filter(|t| t.item == 1).count(), 2);
+        assert!(tasks.iter().all(|t| t.opening.is_some()));
+
+        for (text, expected) in [
+            ("[[item]]\nstart = \"6x9x\"\n", "item 1: start"),
+            ("[[item]]\nstart = \"3x3\"\nrules = \"chess\"\n", "item 1: unknown rule set 'chess'"),
+            ("[[item]]\nstart = \"3x3\"\ncompute = \"best\"\n", "item 1: 'best' is not"),
+            (
+                "[[item]]\nstart = \"3x3\"\ncompute = \"openings\"\nopenings = [\"7\"]\n",
+                "item 1: '7' is not a first turn",
+            ),
+            ("[[item]]\nstart = \"3x3\"\nseeds = 4\n", "unknown field"),
+            ("name = \"a/b\"\n[[item]]\nstart = \"3x3\"\n", "job name 'a/b'"),
+            ("", "no [[item]]"),
+        ] {
+            let err = Job::parse("j", text).unwrap_err();
+            assert!(err.contains(expected), "{text:?}: {err}");
+        }
+    }
+}
