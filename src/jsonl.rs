@@ -4,13 +4,14 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 /// A log open for appending.
 pub struct Appender {
     file: File,
+    path: PathBuf,
 }
 
 impl Appender {
@@ -25,14 +26,60 @@ impl Appender {
             file.set_len(complete as u64)?;
             file.seek(SeekFrom::End(0))?;
         }
-        Ok(Appender { file })
+        Ok(Appender { file, path: path.to_path_buf() })
     }
 
-    /// Appends `record` as one line and waits until it is on disk.
+    /// Appends `record` as one line and waits until it is on disk. Fails, writing nothing, when
+    /// the log's path no longer names the file opened (replaced by `git stash`, a checkout or a
+    /// copy): what was appended since would go to a file no one can read any more.
     pub fn append(&mut self, record: &impl Serialize) -> io::Result<()> {
+        if !same_file(&self.file, &self.path)? {
+            return Err(io::Error::other(format!(
+                "{} was replaced or removed while this run appended to it; its records since are in the old file",
+                self.path.display()
+            )));
+        }
         let mut line = serde_json::to_string(record).map_err(io::Error::other)?;
         line.push('\n');
         self.file.write_all(line.as_bytes())?;
         self.file.sync_data()
+    }
+}
+
+/// Whether `path` still names the open `file`.
+#[cfg(unix)]
+fn same_file(file: &File, path: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let (open, named) = match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(open), Ok(named)) => (open, named),
+        (_, Err(err)) if err.kind() == io::ErrorKind::NotFound => return Ok(false),
+        (Err(err), _) | (_, Err(err)) => return Err(err),
+    };
+    Ok(open.dev() == named.dev() && open.ino() == named.ino())
+}
+
+/// Whether `path` still names the open `file` (not told apart here).
+#[cfg(not(unix))]
+fn same_file(_file: &File, _path: &Path) -> io::Result<bool> {
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_replaced_under_its_appender_is_not_written_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        let mut log = Appender::open(&path).unwrap();
+        log.append(&1).unwrap();
+        // What `git stash` does to a changed file: a new file in its place.
+        std::fs::write(dir.path().join("new"), "1\n").unwrap();
+        std::fs::rename(dir.path().join("new"), &path).unwrap();
+        assert!(log.append(&2).unwrap_err().to_string().contains("was replaced"));
+        std::fs::remove_file(&path).unwrap();
+        assert!(log.append(&3).is_err());
+        assert_eq!(Appender::open(&path).and_then(|mut log| log.append(&4)).ok(), Some(()));
     }
 }
