@@ -1,6 +1,6 @@
 //! Growing a proof: take the next task, search it within its budget, log what it settled or the
-//! expansion it needed, and go on until the claim is decided, the time is up, or (for a shard)
-//! no open leaf of its share is left.
+//! expansion it needed, and go on until the claim is decided, the time is up, or every open leaf
+//! left is another run's task.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
