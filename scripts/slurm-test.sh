@@ -28,15 +28,20 @@ export SLURM_CONF=$tmp/slurm.conf
 stop_daemons() {
     local rc=$?
     scancel --quiet --user="$(id -un)" 2>/dev/null || true
+    local daemon pid _
     for daemon in slurmd slurmctld munged; do
-        [[ -f $tmp/$daemon.pid ]] && kill "$(cat "$tmp/$daemon.pid")" 2>/dev/null || true
+        [[ -f $tmp/$daemon.pid ]] || continue
+        pid=$(cat "$tmp/$daemon.pid")
+        kill "$pid" 2>/dev/null || continue
+        # A daemon still shutting down writes into $tmp; remove it only once they are gone.
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     done
     if ((rc != 0)); then
         for log in "$tmp"/slurmctld.log "$tmp"/slurmd.log "$tmp"/out/*.out; do
             [[ -f $log ]] && { echo "--- $log"; tail -n 15 "$log"; }
         done
     fi
-    if [[ ${KEEP:-0} == 1 || $rc != 0 ]]; then say "kept $tmp"; else rm -rf "$tmp"; fi
+    if [[ ${KEEP:-0} == 1 || $rc != 0 ]]; then say "kept $tmp"; else rm -rf "$tmp" 2>/dev/null || { sleep 1; rm -rf "$tmp" || say "could not remove $tmp"; }; fi
 }
 trap stop_daemons EXIT
 
