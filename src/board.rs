@@ -7,6 +7,8 @@
 //! same code for both sides, and the houses alone (see [`Position::house_key`]) are what
 //! databases index. Moves never allocate.
 
+use std::hash::Hasher;
+
 use crate::rules::{Capture, Direction, End, Remaining, Rules, Sowing};
 
 /// The most houses per side supported.
@@ -624,5 +626,30 @@ fn check_houses(houses: usize) -> Result<(), BoardError> {
 impl std::fmt::Debug for Position {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Position({self})")
+    }
+}
+
+/// Mixes a house key into a hash: the keys are dense small bytes, so a plain fold would collide.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = crate::board::mix64((self.0 ^ word).wrapping_add(0x9E37_79B9_7F4A_7C15));
+    }
+
+    fn write_u128(&mut self, key: u128) {
+        self.write_u64(key as u64);
+        self.write_u64((key >> 64) as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }

@@ -1,14 +1,17 @@
-//! How every front end (solve, query, table, jobs, proofs) sets up a search: which endgame
-//! database serves a rule set and board (the one there is, or the default one, built once when a
-//! big board needs it), when it is read, and how big the transposition table is.
+//! How every front end (solve, query, table, jobs, proofs, the service) sets up a search: which
+//! endgame database serves a rule set and board (the one there is, or the default one, built once
+//! when a big board needs it), when it is read, and how big the transposition table is; and the
+//! one analysis of a position they all report.
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
+use crate::answer::{MoveValue, PositionAnswer, Source, wdl};
 use crate::board::Position;
 use crate::database::build::{self, BuildOptions, Progress};
 use crate::database::{Database, DbError};
 use crate::rules::Rules;
-use crate::search::SearchOptions;
+use crate::search::{Search, SearchError, SearchOptions};
 
 /// Where the databases live, and whether a search may use them.
 #[derive(Clone, Debug)]
@@ -121,6 +124,33 @@ pub fn table_bytes(table_mb: Option<usize>, root: &Position, database: Option<&D
     }
 }
 
+/// The exact value of `position` for the side to move and of every legal move, best first:
+/// from the rules when the game is over, else from `search` (its database or its search).
+pub fn analyse_position(search: &mut Search<'_>, position: &Position) -> Result<PositionAnswer, SearchError> {
+    let clock = Instant::now();
+    let nodes_before = search.stats().nodes;
+    let rules = *search.rules();
+    let game_over = position.is_over(&rules);
+    let (value, values, source) = if game_over {
+        (position.final_margin(&rules), Vec::new(), Source::Rules)
+    } else {
+        let source = if search.in_database(position) { Source::Database } else { Source::Search };
+        (search.value(position)?, search.move_values(position)?, source)
+    };
+    let mut moves: Vec<MoveValue> =
+        values.iter().map(|&(house, v)| MoveValue { house: house + 1, value: v, best: v == value }).collect();
+    moves.sort_by_key(|m| (-m.value, m.house));
+    Ok(PositionAnswer {
+        value,
+        wdl: wdl(value),
+        game_over,
+        moves,
+        source,
+        nodes: search.stats().nodes - nodes_before,
+        seconds: clock.elapsed().as_secs_f64(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +193,28 @@ mod tests {
         assert_eq!(table_bytes(None, &start, None), SearchOptions::table_bytes_for(48, 0));
         assert_eq!(default_database_seeds(6), Some(24));
         assert_eq!(default_database_seeds(4), None);
+    }
+
+    #[test]
+    fn a_position_is_analysed_as_the_reference_solver_values_it() {
+        let rules = Rules::STANDARD;
+        let mut solver = crate::solve::Solver::new(rules).unwrap();
+        let options = SearchOptions { table_bytes: 1 << 20, deadline: None, threads: 1 };
+        let mut search = Search::new(rules, None, &options).unwrap();
+        let start = Position::start(4, 3).unwrap();
+        let answer = analyse_position(&mut search, &start).unwrap();
+        assert_eq!(answer.value, solver.value(&start));
+        assert_eq!((answer.source, answer.game_over, answer.wdl), (Source::Search, false, wdl(answer.value)));
+        assert_eq!(answer.moves.len(), 4);
+        assert!(answer.moves.windows(2).all(|w| (-w[0].value, w[0].house) < (-w[1].value, w[1].house)));
+        for m in &answer.moves {
+            let mut child = start;
+            let extra_turn = child.play(&rules, m.house - 1).extra_turn;
+            let expected = if extra_turn { solver.value(&child) } else { -solver.value(&child) };
+            assert_eq!((m.value, m.best), (expected, expected == answer.value), "move {}", m.house);
+        }
+        let over = crate::parse_position("0 0 0 0 5 0 0 0 0 3 N").unwrap();
+        let answer = analyse_position(&mut search, &over).unwrap();
+        assert_eq!((answer.value, answer.source, answer.moves.len()), (-2, Source::Rules, 0));
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! The modules follow the data flow: [`rules`] (the rule systems as one explicit value) →
 //! [`board`] (positions and moves) → [`moves`] (what a move does to values) → [`notation`] (text forms) → [`game`] (played games and
-//! replays) → [`solve`] (the exact reference solver) → [`index`] (dense layer indexes) →
+//! replays) → [`answer`] (what a solve or a query reports) → [`solve`] (the exact reference solver) → [`index`] (dense layer indexes) →
 //! [`database`] (endgame databases: build, file format, probing) → [`search`] (MTD(f) search
 //! probing the databases) → [`engine`] (the database and table a search gets) → [`jobs`] and [`proof`] (batch solves and proofs that grow across
 //! runs and machines); [`published`] holds the published values they must reproduce.
@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+pub mod answer;
 pub mod atomic;
 pub mod board;
 mod cpu;
@@ -30,8 +31,9 @@ pub mod rules;
 pub mod search;
 pub mod solve;
 
+pub use answer::{Analysis, Opening};
 pub use board::{Outcome, Position, Side};
 pub use game::{Game, IllegalMove, ReplayError, ReplayFailure, replay};
 pub use notation::{Notation, ParseError, parse_position, parse_start};
 pub use rules::Rules;
-pub use solve::{Analysis, Opening, Solver, analyse};
+pub use solve::{Solver, analyse};

@@ -92,3 +92,26 @@ pub fn move_board_value(
 pub fn best_board_value(rules: &Rules, position: &Position, lookup: &mut impl FnMut(&Position) -> i32) -> i32 {
     position.legal_moves().map(|house| move_board_value(rules, position, house, lookup)).max().expect("a legal move")
 }
+
+/// Every first turn from `position` with the position it leaves (the opponent to move, or the
+/// game over). Order: by houses, chains in the order their moves are tried.
+pub fn first_turns(rules: &Rules, position: &Position) -> Vec<(Vec<u8>, Position)> {
+    fn extend(rules: &Rules, position: &Position, prefix: &mut Vec<u8>, out: &mut Vec<(Vec<u8>, Position)>) {
+        for house in position.legal_moves() {
+            let mut child = *position;
+            let outcome = child.play(rules, house);
+            prefix.push(house as u8 + 1);
+            if outcome.extra_turn {
+                extend(rules, &child, prefix, out);
+            } else {
+                out.push((prefix.clone(), child));
+            }
+            prefix.pop();
+        }
+    }
+    let mut out = Vec::new();
+    if !position.is_over(rules) {
+        extend(rules, position, &mut Vec::new(), &mut out);
+    }
+    out
+}

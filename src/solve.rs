@@ -8,11 +8,11 @@
 //! holds. Early end is ignored: it never changes win/draw/loss, so values are full-play margins.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
-use serde::Serialize;
-
-use crate::board::{MAX_SEEDS, Position};
+use crate::answer::{Analysis, Opening};
+use crate::board::{KeyHasher, MAX_SEEDS, Position};
+use crate::moves::first_turns;
 use crate::rules::Rules;
 
 /// Above any value: board values lie within ±MAX_SEEDS.
@@ -34,31 +34,6 @@ pub enum SolveError {
 struct Bounds {
     lower: i16,
     upper: i16,
-}
-
-/// Mixes a house key into a hash: the keys are dense small bytes, so a plain fold would collide.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u64(u64::from(byte));
-        }
-    }
-
-    fn write_u64(&mut self, word: u64) {
-        self.0 = crate::board::mix64((self.0 ^ word).wrapping_add(0x9E37_79B9_7F4A_7C15));
-    }
-
-    fn write_u128(&mut self, key: u128) {
-        self.write_u64(key as u64);
-        self.write_u64((key >> 64) as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// An exact solver for one rule set, keeping what it proved between calls.
@@ -164,69 +139,6 @@ impl Solver {
     }
 }
 
-/// A first turn: one move, or a chain of moves linked by extra turns.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Opening {
-    /// Houses 1..m from the mover's left, in order.
-    pub moves: Vec<u8>,
-    /// The exact value for the side that played it, stores included.
-    pub value: i32,
-}
-
-impl Opening {
-    /// The moves as canonical text, e.g. `1 2`.
-    pub fn text(&self) -> String {
-        self.moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
-    }
-}
-
-/// Every first turn from `position` with the position it leaves (the opponent to move, or the
-/// game over). Order: by houses, chains in the order their moves are tried.
-pub fn first_turns(rules: &Rules, position: &Position) -> Vec<(Vec<u8>, Position)> {
-    fn extend(rules: &Rules, position: &Position, prefix: &mut Vec<u8>, out: &mut Vec<(Vec<u8>, Position)>) {
-        for house in position.legal_moves() {
-            let mut child = *position;
-            let outcome = child.play(rules, house);
-            prefix.push(house as u8 + 1);
-            if outcome.extra_turn {
-                extend(rules, &child, prefix, out);
-            } else {
-                out.push((prefix.clone(), child));
-            }
-            prefix.pop();
-        }
-    }
-    let mut out = Vec::new();
-    if !position.is_over(rules) {
-        extend(rules, position, &mut Vec::new(), &mut out);
-    }
-    out
-}
-
-/// A solved position: its value and the exact value of every first turn.
-#[derive(Debug, Clone, Serialize)]
-pub struct Analysis {
-    /// Exact value for the side to move, stores included.
-    pub value: i32,
-    /// Every first turn with its exact value, in [`first_turns`] order.
-    pub openings: Vec<Opening>,
-    /// Under the pie rule: what the first player can force when the opponent swaps sides
-    /// whenever that is better for the opponent (`None` when the pie rule is off).
-    pub pie_value: Option<i32>,
-    /// Positions expanded.
-    pub nodes: u64,
-}
-
-impl Analysis {
-    /// The openings that reach the value: the best ones, or under the pie rule the fairest.
-    pub fn best(&self) -> Vec<&Opening> {
-        match self.pie_value {
-            Some(pie) => self.openings.iter().filter(|o| -o.value.abs() == pie).collect(),
-            None => self.openings.iter().filter(|o| o.value == self.value).collect(),
-        }
-    }
-}
-
 /// Solves `position` exactly: the value for the side to move and of every first turn.
 pub fn analyse(solver: &mut Solver, position: &Position) -> Analysis {
     analyse_with_progress(solver, position, |_, _| {})
@@ -255,15 +167,6 @@ pub fn analyse_with_progress(
     // North swaps when the side it would get is better: South ends up with -|value| of the opening.
     let pie_value = rules.pie.then(|| openings.iter().map(|o| -o.value.abs()).max().unwrap_or(value));
     Analysis { value: pie_value.unwrap_or(value), openings, pie_value, nodes: solver.nodes() - nodes_before }
-}
-
-/// Win, draw or loss for the side a value belongs to.
-pub fn wdl(value: i32) -> &'static str {
-    match value.signum() {
-        1 => "win",
-        0 => "draw",
-        _ => "loss",
-    }
 }
 
 #[cfg(test)]

@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use kalah::Position;
+use kalah::answer::{self, Analysis, Source};
 use kalah::database::build::{LayerReport, Progress};
 use kalah::database::{Database, DbError};
 use kalah::engine::{self, Databases, Load, Preparation};
 use kalah::rules::{EarlyEnd, Rules};
 use kalah::search::{Search, SearchError, SearchOptions};
-use kalah::solve::{self, Analysis};
 use serde_json::json;
 
 use crate::database::{Bars, DbArgs};
@@ -194,7 +194,7 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
             "houses": start.houses(),
             "to_move": start.to_move(),
             "value": analysis.value,
-            "wdl": solve::wdl(analysis.value),
+            "wdl": answer::wdl(analysis.value),
             "best": analysis.best().iter().map(|o| o.text()).collect::<Vec<_>>(),
             "openings": analysis.openings.iter().map(|o| json!({ "move": o.text(), "value": o.value })).collect::<Vec<_>>(),
             "pie_value": analysis.pie_value,
@@ -266,38 +266,38 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
     let rules = args.rules.resolve();
     let position = parse_position_arg(&args.position)?;
     let (options, db) = prepare(&args.search, &rules, &position, Load::WhenProbed)?;
-    let clock = Instant::now();
     let mut search = Search::new(rules, db.as_ref(), &options)?;
-    let source = if search.in_database(&position) { "database" } else { "search" };
-    let value = search.value(&position)?;
-    let mut moves = search.move_values(&position)?;
-    moves.sort_by_key(|&(house, value)| (-value, house));
-    let seconds = clock.elapsed().as_secs_f64();
-    let nodes = search.stats().nodes;
-    let mover = position.to_move().name();
+    let answer = engine::analyse_position(&mut search, &position)?;
     if args.json {
-        let moves: Vec<_> = moves.iter().map(|&(house, value)| json!({ "move": house + 1, "value": value })).collect();
-        let value = json!({
-            "position": position, "rules": rules.to_string(), "to_move": position.to_move(), "value": value,
-            "wdl": solve::wdl(value), "moves": moves, "source": source, "nodes": nodes, "table_mb": search.table().bytes() >> 20, "seconds": seconds,
-        });
+        let mut value = json!({ "position": position, "rules": rules.to_string(), "to_move": position.to_move() });
+        value.as_object_mut().expect("an object").extend(as_object(&answer));
+        value["table_mb"] = json!(search.table().bytes() >> 20);
         return Ok(format!("{value}\n"));
     }
+    let mover = position.to_move().name();
     let mut text = format!("{position}, rules {rules}\n");
     text += &kalah::notation::diagram(&position);
-    let how = match source {
-        "database" => "from the database".to_string(),
-        _ => format!("by search: {nodes} nodes, {seconds:.3} s"),
+    let how = match answer.source {
+        Source::Search => format!("by search: {} nodes, {:.3} s", answer.nodes, answer.seconds),
+        source => format!("from the {}", source.name()),
     };
-    text += &format!("value {} for {mover} ({}), {how}\n", signed(value), solve::wdl(value));
-    if !moves.is_empty() {
+    text += &format!("value {} for {mover} ({}), {how}\n", signed(answer.value), answer.wdl);
+    if !answer.moves.is_empty() {
         text += "moves (value for the mover, stores included):\n";
-        for (house, move_value) in moves {
-            let best = if move_value == value { "  best" } else { "" };
-            text += &format!("  {:>2} {:>5}{best}\n", house + 1, signed(move_value));
+        for m in &answer.moves {
+            let best = if m.best { "  best" } else { "" };
+            text += &format!("  {:>2} {:>5}{best}\n", m.house, signed(m.value));
         }
     }
     Ok(text)
+}
+
+/// The fields of a serializable answer, to extend with a front end's own.
+pub fn as_object(answer: &impl serde::Serialize) -> serde_json::Map<String, serde_json::Value> {
+    match serde_json::to_value(answer) {
+        Ok(serde_json::Value::Object(fields)) => fields,
+        _ => unreachable!("answers serialize to JSON objects"),
+    }
 }
 
 /// A range of small numbers: `4` or `1..6` (both ends included).

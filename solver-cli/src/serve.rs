@@ -30,6 +30,7 @@ use kalah::{Position, Side};
 use serde_json::{Value, json};
 
 use crate::database::DbArgs;
+use crate::search::as_object;
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -367,43 +368,33 @@ impl Service {
 
     /// `/position`: the value for the side to move and every legal move's value, best first.
     fn analyse(&self, query: &PositionQuery) -> Result<Value, ApiError> {
-        let clock = Instant::now();
         let PositionQuery { position, rules } = query;
         let engine = self.engine(rules, position.houses())?;
         let mut search = self.search(rules, &engine)?;
-        let failed = |err| search_error(err, self.time_limit);
-        let over = position.is_over(rules);
-        let (value, mut moves, source) = if over {
-            (position.final_margin(rules), Vec::new(), "rules")
-        } else {
-            let source = if search.in_database(position) { "database" } else { "search" };
-            (search.value(position).map_err(failed)?, search.move_values(position).map_err(failed)?, source)
-        };
-        moves.sort_by_key(|&(house, value)| (-value, house));
-        let moves: Vec<Value> = moves
-            .iter()
-            .map(|&(house, move_value)| {
-                let (mut entry, _) = move_json(rules, position, house);
-                entry["value"] = json!(move_value);
-                entry["best"] = json!(move_value == value);
-                entry
-            })
-            .collect();
-        Ok(json!({
+        let answer =
+            kalah::engine::analyse_position(&mut search, position).map_err(|err| search_error(err, self.time_limit))?;
+        let mut value = json!({
             "position": position,
             "rules": rules.to_string(),
             "houses": position.houses(),
             "to_move": position.to_move(),
-            "game_over": over,
-            "value": value,
-            "wdl": kalah::solve::wdl(value),
-            "moves": moves,
-            "source": source,
-            "database_max_seeds": engine.database.as_ref().map(|db| db.max_seeds()),
-            "nodes": search.stats().nodes,
-            "seconds": clock.elapsed().as_secs_f64(),
-            "cached": false,
-        }))
+        });
+        value.as_object_mut().expect("an object").extend(as_object(&answer));
+        // Each move with what it does: the bin sown from, captures, the position after it.
+        let moves: Vec<Value> = answer
+            .moves
+            .iter()
+            .map(|m| {
+                let (mut entry, _) = move_json(rules, position, m.house - 1);
+                entry["value"] = json!(m.value);
+                entry["best"] = json!(m.best);
+                entry
+            })
+            .collect();
+        value["moves"] = json!(moves);
+        value["database_max_seeds"] = json!(engine.database.as_ref().map(|db| db.max_seeds()));
+        value["cached"] = json!(false);
+        Ok(value)
     }
 
     /// `/mainline`: a perfect-play line from the position to the end of the game, one entry per
@@ -441,7 +432,7 @@ impl Service {
             "rules": rules.to_string(),
             "to_move": position.to_move(),
             "value": value,
-            "wdl": kalah::solve::wdl(value),
+            "wdl": kalah::answer::wdl(value),
             "line": line,
             "text": text.join(" | "),
             "end": current,

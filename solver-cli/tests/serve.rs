@@ -56,7 +56,7 @@ fn check_answer(answer: &Value, position: &Position, solver: &mut Solver) {
     let rules = *solver.rules();
     let value = solver.value(position);
     assert_eq!(answer["value"], value, "{position}");
-    assert_eq!(answer["wdl"], kalah::solve::wdl(value));
+    assert_eq!(answer["wdl"], kalah::answer::wdl(value));
     assert_eq!(answer["to_move"], if position.to_move() == Side::South { "south" } else { "north" });
     let moves = answer["moves"].as_array().unwrap();
     assert_eq!(moves.len(), position.legal_moves().count(), "{position}: one entry per legal move");

@@ -7,9 +7,9 @@ use serde::Deserialize;
 
 use super::{Interval, JobError, io_error};
 use crate::board::Position;
+use crate::moves::first_turns;
 use crate::notation::parse_start;
 use crate::rules::Rules;
-use crate::solve::first_turns;
 
 /// What an item computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -70,7 +70,7 @@ pub use run::{RunOptions, RunReport, TaskOutcome, TaskReport, work};
 pub use tree::{NodeStatus, Status, Tree};
 
 #[cfg(doc)]
-use crate::solve::first_turns;
+use crate::moves::first_turns;
 
 /// The task budget a new proof gets when none is named: about three minutes of a Kalah(6,6)
 /// task on two cores.
@@ -410,7 +410,7 @@ mod tests {
         assert!(play_turn(&rules, &start, "1 2").is_none(), "house 1 gives no extra turn");
         assert!(play_turn(&rules, &start, "7").is_none());
         assert!(play_turn(&rules, &start, "").is_none());
-        for (moves, child) in crate::solve::first_turns(&rules, &start) {
+        for (moves, child) in crate::moves::first_turns(&rules, &start) {
             assert_eq!(play_turn(&rules, &start, &turn_text(&moves)), Some(child));
         }
     }

@@ -14,8 +14,8 @@ use super::log::{
 use super::{Claim, ProofError, Tree, turn_text};
 use crate::board::Position;
 use crate::jobs::Shard;
+use crate::moves::first_turns;
 use crate::search::{Search, SearchError};
-use crate::solve::first_turns;
 
 /// How a run works.
 #[derive(Clone, Debug)]

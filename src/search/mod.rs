@@ -33,11 +33,13 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::answer::{Analysis, Opening};
+use crate::board::KeyHasher;
 use crate::board::{MAX_HOUSES, Position};
 use crate::database::{Database, DbError};
 use crate::moves::MoveEffect;
+use crate::moves::first_turns;
 use crate::rules::{Remaining, Rules};
-use crate::solve::{Analysis, KeyHasher, Opening, first_turns};
 use table::{NO_MOVE, Table, TableKey};
 
 /// Why a search gives no answer.

@@ -1,0 +1,108 @@
+//! What every front end reports: a solved start (its value and every opening's) and an analysed
+//! position (its value and every move's), with one name for win, draw and loss.
+
+use serde::Serialize;
+
+/// A first turn: one move, or a chain of moves linked by extra turns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Opening {
+    /// Houses 1..m from the mover's left, in order.
+    pub moves: Vec<u8>,
+    /// The exact value for the side that played it, stores included.
+    pub value: i32,
+}
+
+impl Opening {
+    /// The moves as canonical text, e.g. `1 2`.
+    pub fn text(&self) -> String {
+        self.moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// A solved position: its value and the exact value of every first turn.
+#[derive(Debug, Clone, Serialize)]
+pub struct Analysis {
+    /// Exact value for the side to move, stores included.
+    pub value: i32,
+    /// Every first turn with its exact value, in [`first_turns`](crate::moves::first_turns) order.
+    pub openings: Vec<Opening>,
+    /// Under the pie rule: what the first player can force when the opponent swaps sides
+    /// whenever that is better for the opponent (`None` when the pie rule is off).
+    pub pie_value: Option<i32>,
+    /// Positions expanded.
+    pub nodes: u64,
+}
+
+impl Analysis {
+    /// The openings that reach the value: the best ones, or under the pie rule the fairest.
+    pub fn best(&self) -> Vec<&Opening> {
+        match self.pie_value {
+            Some(pie) => self.openings.iter().filter(|o| -o.value.abs() == pie).collect(),
+            None => self.openings.iter().filter(|o| o.value == self.value).collect(),
+        }
+    }
+}
+
+/// Win, draw or loss for the side a value belongs to.
+pub fn wdl(value: i32) -> &'static str {
+    match value.signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    }
+}
+
+/// Where a position's value came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// The game is over: the rules give the final margin.
+    Rules,
+    /// The endgame database holds the position.
+    Database,
+    /// The search proved it.
+    Search,
+}
+
+impl Source {
+    /// The name used in text and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Rules => "rules",
+            Source::Database => "database",
+            Source::Search => "search",
+        }
+    }
+}
+
+/// One legal move of an analysed position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MoveValue {
+    /// The house, 1..m from the mover's left.
+    #[serde(rename = "move")]
+    pub house: usize,
+    /// The exact value of the position after it, for the mover, stores included.
+    pub value: i32,
+    /// It keeps the position's value.
+    pub best: bool,
+}
+
+/// A position analysed: its exact value and every legal move's, as `kalah query` and the service
+/// report it.
+#[derive(Clone, Debug, Serialize)]
+pub struct PositionAnswer {
+    /// Exact value for the side to move, stores included.
+    pub value: i32,
+    /// [`wdl`] of the value.
+    pub wdl: &'static str,
+    /// No move is left: the value is the final margin.
+    pub game_over: bool,
+    /// Every legal move, best first, then by house.
+    pub moves: Vec<MoveValue>,
+    /// Where the value came from.
+    pub source: Source,
+    /// Positions searched for this answer.
+    pub nodes: u64,
+    /// Seconds it took.
+    pub seconds: f64,
+}
