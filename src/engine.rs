@@ -22,6 +22,36 @@ pub struct Databases {
     pub enabled: bool,
 }
 
+/// How a front end's searches are set up: the databases, the table asked for, the threads.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// Where the databases are, and whether to use them.
+    pub databases: Databases,
+    /// The transposition table's size in MiB (`None`: sized to each search by [`table_bytes`]).
+    pub table_mb: Option<usize>,
+    /// Search threads sharing the table.
+    pub threads: usize,
+}
+
+impl Setup {
+    /// The database for a search from `position` under `rules` ([`database_for`]).
+    pub fn database(
+        &self,
+        rules: &Rules,
+        position: &Position,
+        when: Load,
+        report: &impl Preparation,
+    ) -> Result<Option<Database>, DbError> {
+        database_for(&self.databases, rules, position, when, report)
+    }
+
+    /// The options of a search whose biggest position is `root`, over `database`, stopping at
+    /// `deadline`.
+    pub fn options(&self, root: &Position, database: Option<&Database>, deadline: Option<Instant>) -> SearchOptions {
+        SearchOptions { table_bytes: table_bytes(self.table_mb, root, database), deadline, threads: self.threads }
+    }
+}
+
 /// When a database is read: all of it before a long search, or each layer when first probed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Load {

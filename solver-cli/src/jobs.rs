@@ -2,19 +2,14 @@
 //! (the shards' logs combined into one log and one set of result files).
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::Context;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use kalah::jobs::{self, Compute, ItemResult, Job, JobError, Log, Proofs, Shard};
-use kalah::search::{Search, SearchError};
+use kalah::jobs::{self, Compute, ItemResult, Job, JobError, Shard};
 use serde_json::json;
 
 use crate::input_error;
-use kalah::engine::Load;
-
-use crate::search::{SearchArgs, database_for};
+use crate::search::{SearchArgs, TaskBar};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -62,150 +57,55 @@ fn load_job(path: &std::path::Path) -> anyhow::Result<Job> {
 
 pub fn run(args: &RunArgs) -> anyhow::Result<String> {
     let job = load_job(&args.job)?;
-    args.search.check()?;
-    let stem = jobs::file_stem(&args.results, &job.name, args.shard);
-    let log_path = jobs::log_path(&stem);
-    let mut log = Log::open(&log_path).map_err(anyhow::Error::from)?;
+    let setup = args.search.setup()?;
     let minutes = args.checkpoint_minutes;
     if !(minutes >= 0.0 && minutes.is_finite()) {
         return Err(input_error(format!("--checkpoint-minutes {minutes} is not a number of minutes")));
     }
-    let checkpoints = (minutes > 0.0).then(|| jobs::Checkpoints {
-        path: jobs::with_suffix(&stem, ".table"),
-        every: Duration::from_secs_f64(minutes * 60.0),
-    });
-    let tasks = job.tasks();
-    let mine: Vec<usize> = (0..tasks.len()).filter(|&t| args.shard.is_none_or(|s| s.takes(t))).collect();
-    let settled = |t: usize, proofs: &Proofs| {
-        let task = &tasks[t];
-        task.goal.answered(&proofs.known(task).interval) || jobs::item_settled(&job, task.item, &tasks, proofs)
+    let options = jobs::RunOptions {
+        shard: args.shard,
+        results: args.results.clone(),
+        task_time_limit: args.search.time_limit.map(Duration::from_secs_f64),
+        checkpoint_every: (minutes > 0.0).then(|| Duration::from_secs_f64(minutes * 60.0)),
     };
-    let pending: Vec<usize> = mine.iter().copied().filter(|&t| !settled(t, log.proofs())).collect();
-    let clock = Instant::now();
-    jobs::write_results(&stem, &job, &jobs::results(&job, &tasks, log.proofs())).map_err(anyhow::Error::from)?;
-
-    let bar = ProgressBar::new(pending.len() as u64).with_style(
-        ProgressStyle::with_template("{spinner} tasks {pos}/{len} [{elapsed_precise}] ETA {eta} {msg}")
-            .expect("a valid progress template"),
-    );
-    bar.enable_steady_tick(Duration::from_millis(200));
-    let (mut solved, mut unfinished, mut too_deep) = (0, Vec::new(), 0);
-    let mut start = 0;
-    while start < pending.len() {
-        // Consecutive tasks under the same rules and board share one database and one table.
-        let first = &tasks[pending[start]];
-        let (rules, houses) = (job.items[first.item].rules, first.position.houses());
-        let end = start
-            + pending[start..]
-                .iter()
-                .take_while(|&&t| job.items[tasks[t].item].rules == rules && tasks[t].position.houses() == houses)
-                .count();
-        let biggest = pending[start..end].iter().map(|&t| tasks[t].position).max_by_key(|p| p.seeds_on_board());
-        let biggest = biggest.expect("a group has a task");
-        let db = bar.suspend(|| database_for(&args.search, &rules, &biggest, Load::Now))?;
-        let mut search = Search::new(rules, db.as_ref(), &args.search.options(&biggest, db.as_ref())?)?;
-        if let Some(checkpoints) = checkpoints.as_ref().filter(|c| c.path.exists()) {
-            match search.table().load(&checkpoints.path, &jobs::table_tag(&rules, houses)) {
-                Ok(()) => bar.suspend(|| eprintln!("going on from the table saved in {}", checkpoints.path.display())),
-                Err(err) => bar.suspend(|| eprintln!("warning: not using the saved table: {err}")),
-            }
-        }
-        let mut guess = (usize::MAX, 0);
-        for &t in &pending[start..end] {
-            let task = &tasks[t];
-            if settled(t, log.proofs()) {
-                bar.inc(1);
-                continue;
-            }
-            bar.set_message(task.describe(&job));
-            let limit = args.search.time_limit.map(|s| Instant::now() + Duration::from_secs_f64(s));
-            let item_guess = (guess.0 == task.item).then_some(guess.1);
-            let (nodes_before, task_clock) = (search.stats().nodes, Instant::now());
-            match jobs::solve_task_with_checkpoints(
-                &mut search,
-                task,
-                &mut log,
-                item_guess,
-                limit,
-                checkpoints.as_ref(),
-            ) {
-                Ok(known) => {
-                    solved += 1;
-                    if let Some(value) = known.interval.exact() {
-                        guess = (task.item, value);
-                    }
-                }
-                Err(JobError::Search(SearchError::TimeUp { .. })) => {
-                    // The error's count is one thread's; the search's counts every thread's.
-                    let nodes = search.stats().nodes - nodes_before;
-                    let spent = task_clock.elapsed().as_secs_f64();
-                    bar.suspend(|| {
-                        eprintln!(
-                            "{}: not settled within the time limit ({nodes} nodes, {spent:.0} s)",
-                            task.describe(&job)
-                        )
-                    });
-                    unfinished.push(t);
-                }
-                Err(JobError::Search(err @ SearchError::LineTooLong { .. })) => {
-                    // Like a time limit: the bounds proven so far are logged, other tasks go on.
-                    bar.suspend(|| eprintln!("{}: not settled: {err}", task.describe(&job)));
-                    unfinished.push(t);
-                    too_deep += 1;
-                }
-                Err(err) => return Err(err.into()),
-            }
-            jobs::write_results(&stem, &job, &jobs::results(&job, &tasks, log.proofs()))
-                .map_err(anyhow::Error::from)?;
-            bar.inc(1);
-        }
-        start = end;
-    }
-    bar.finish_and_clear();
-    if let Some(checkpoints) = checkpoints.as_ref().filter(|_| unfinished.is_empty()) {
-        // Every task of this run is settled: the saved table has served.
-        let _ = std::fs::remove_file(&checkpoints.path);
-    }
-
-    let results = jobs::results(&job, &tasks, log.proofs());
-    let seconds = clock.elapsed().as_secs_f64();
+    let bar = TaskBar::new("tasks");
+    let report = jobs::run(&job, &setup, &options, &bar);
+    bar.bar.finish_and_clear();
+    let report = report?;
     let text = if args.json {
-        let unfinished: Vec<&str> = unfinished.iter().map(|&t| tasks[t].key.as_str()).collect();
         format!(
             "{}\n",
             json!({
                 "job": job.name, "shard": args.shard.map(|s| s.to_string()), "items": job.items.len(),
-                "tasks": mine.len(), "solved_now": solved, "settled_before": mine.len() - pending.len(),
-                "unfinished": unfinished, "seconds": seconds, "log": log_path,
-                "results_csv": jobs::with_suffix(&stem, ".csv"), "results": results,
+                "tasks": report.tasks, "solved_now": report.settled_now, "settled_before": report.settled_before,
+                "unfinished": report.unsettled, "seconds": report.seconds, "log": report.log,
+                "results_csv": report.results_csv, "results": report.results,
             })
         )
     } else {
         let shard = args.shard.map_or(String::new(), |s| format!(", shard {s}"));
         let mut text = format!(
-            "job {}{shard}: {} tasks, {} settled before, {solved} settled now, {} not settled ({seconds:.1} s)\n",
+            "job {}{shard}: {} tasks, {} settled before, {} settled now, {} not settled ({:.1} s)\n",
             job.name,
-            mine.len(),
-            mine.len() - pending.len(),
-            unfinished.len()
+            report.tasks,
+            report.settled_before,
+            report.settled_now,
+            report.unsettled.len(),
+            report.seconds
         );
-        text += &results_text(&job, &results);
-        text += &format!(
-            "results: {} (and .jsonl); log: {}\n",
-            jobs::with_suffix(&stem, ".csv").display(),
-            log_path.display()
-        );
+        text += &results_text(&job, &report.results);
+        text += &format!("results: {} (and .jsonl); log: {}\n", report.results_csv.display(), report.log.display());
         text
     };
-    if !unfinished.is_empty() {
+    if !report.unsettled.is_empty() {
         crate::write_stdout(&text)?;
-        let why = match too_deep {
+        let why = match report.too_deep {
             0 => "within the time limit".to_string(),
             n => format!("({n} too far above the database for the search through repeating positions)"),
         };
         anyhow::bail!(
             "{} tasks not settled {why}; their proven bounds are in the log, run again to go on",
-            unfinished.len()
+            report.unsettled.len()
         );
     }
     Ok(text)
@@ -260,24 +160,8 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<String> {
             job.name
         )));
     }
-    let mut proofs = Proofs::default();
-    for path in &logs {
-        let mut one = Proofs::default();
-        one.read_log(path).map_err(anyhow::Error::from)?;
-        proofs.merge(&one).map_err(anyhow::Error::from).with_context(|| format!("merging {}", path.display()))?;
-    }
-    let stem = jobs::file_stem(&args.results, &job.name, None);
-    let mut lines = String::new();
-    for record in proofs.records() {
-        lines += &serde_json::to_string(&record)?;
-        lines.push('\n');
-    }
-    jobs::write_atomically(&jobs::log_path(&stem), lines.as_bytes()).map_err(anyhow::Error::from)?;
-    let tasks = job.tasks();
-    let results = jobs::results(&job, &tasks, &proofs);
-    jobs::write_results(&stem, &job, &results).map_err(anyhow::Error::from)?;
-    let open: Vec<usize> =
-        job.items.iter().filter(|i| !results.iter().any(|r| r.item == i.number)).map(|i| i.number).collect();
+    let report = jobs::merge(&job, &args.results, &logs)?;
+    let (results, open) = (&report.results, &report.unsettled_items);
     let text = if args.json {
         let logs: Vec<String> = logs.iter().map(|p| p.display().to_string()).collect();
         format!(
@@ -289,12 +173,9 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<String> {
         for path in &logs {
             text += &format!("  {}\n", path.display());
         }
-        text += &results_text(&job, &results);
-        text += &format!(
-            "results: {} (and .jsonl); merged log: {}\n",
-            jobs::with_suffix(&stem, ".csv").display(),
-            jobs::log_path(&stem).display()
-        );
+        text += &results_text(&job, results);
+        text +=
+            &format!("results: {} (and .jsonl); merged log: {}\n", report.results_csv.display(), report.log.display());
         text
     };
     if !open.is_empty() {

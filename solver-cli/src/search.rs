@@ -5,14 +5,17 @@
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use indicatif::ProgressDrawTarget;
 use indicatif::{ProgressBar, ProgressStyle};
 use kalah::Position;
 use kalah::answer::{self, Analysis, Source};
 use kalah::database::build::{LayerReport, Progress};
 use kalah::database::{Database, DbError};
 use kalah::engine::{self, Databases, Load, Preparation};
+use kalah::jobs::RunProgress;
+use kalah::jobs::grid::{self, Cell, CellStatus};
 use kalah::rules::{EarlyEnd, Rules};
-use kalah::search::{Search, SearchError, SearchOptions};
+use kalah::search::{Search, SearchOptions};
 use serde_json::json;
 
 use crate::database::{Bars, DbArgs};
@@ -56,8 +59,15 @@ impl SearchArgs {
     /// The options of a search whose biggest position is `root`, over `database`; the time limit
     /// counts from now.
     pub fn options(&self, root: &Position, database: Option<&Database>) -> anyhow::Result<SearchOptions> {
-        let (deadline, threads) = self.deadline_and_threads()?;
-        Ok(SearchOptions { table_bytes: engine::table_bytes(self.table_mb, root, database), deadline, threads })
+        let (deadline, _) = self.deadline_and_threads()?;
+        Ok(self.setup()?.options(root, database, deadline))
+    }
+
+    /// The engine's setup these options ask for (checked).
+    pub fn setup(&self) -> anyhow::Result<engine::Setup> {
+        let (_, threads) = self.deadline_and_threads()?;
+        let databases = Databases { root: self.db.db.clone(), enabled: !self.no_db };
+        Ok(engine::Setup { databases, table_mb: self.table_mb, threads })
     }
 
     /// Every option checked; the deadline (from now) and the thread count.
@@ -97,13 +107,12 @@ pub fn database_for(
     position: &Position,
     when: Load,
 ) -> anyhow::Result<Option<Database>> {
-    let databases = Databases { root: args.db.db.clone(), enabled: !args.no_db };
-    Ok(engine::database_for(&databases, rules, position, when, &Shown::default())?)
+    Ok(args.setup()?.database(rules, position, when, &Shown::default())?)
 }
 
 /// Progress bars while a database is built, a spinner while one is read.
 #[derive(Default)]
-struct Shown {
+pub struct Shown {
     bars: Bars,
     spinner: std::sync::Mutex<Option<ProgressBar>>,
 }
@@ -138,6 +147,82 @@ impl Preparation for Shown {
         if let Some(bar) = self.spinner.lock().expect("spinner lock").take() {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// A run's progress: a bar over its tasks (or cells), hidden while a database is built or read (whose own
+/// progress shows then).
+pub struct TaskBar {
+    pub bar: ProgressBar,
+    preparation: Shown,
+}
+
+impl TaskBar {
+    /// A bar counting `what` (tasks, cells).
+    pub fn new(what: &str) -> TaskBar {
+        let template = format!("{{spinner}} {what} {{pos}}/{{len}} [{{elapsed_precise}}] ETA {{eta}} {{msg}}");
+        let bar =
+            ProgressBar::new(0).with_style(ProgressStyle::with_template(&template).expect("a valid progress template"));
+        bar.enable_steady_tick(Duration::from_millis(200));
+        TaskBar { bar, preparation: Shown::default() }
+    }
+}
+
+impl Progress for TaskBar {
+    fn layer_started(&self, seeds: usize, positions: u64) {
+        self.preparation.layer_started(seeds, positions);
+    }
+
+    fn advanced(&self, positions: u64) {
+        self.preparation.advanced(positions);
+    }
+
+    fn layer_finished(&self, report: &LayerReport) {
+        self.preparation.layer_finished(report);
+    }
+}
+
+impl Preparation for TaskBar {
+    fn building(&self, dir: &std::path::Path, houses: usize, max_seeds: usize) {
+        self.preparation.building(dir, houses, max_seeds);
+    }
+
+    fn loading(&self, dir: &std::path::Path) {
+        self.preparation.loading(dir);
+    }
+
+    fn loaded(&self) {
+        self.preparation.loaded();
+    }
+}
+
+impl RunProgress for TaskBar {
+    fn pending(&self, tasks: usize) {
+        self.bar.set_length(tasks as u64);
+    }
+
+    fn preparing(&self) {
+        self.bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+
+    fn prepared(&self) {
+        self.bar.set_draw_target(ProgressDrawTarget::stderr());
+    }
+
+    fn note(&self, message: &str) {
+        self.bar.suspend(|| eprintln!("{message}"));
+    }
+
+    fn task_started(&self, description: &str) {
+        self.bar.set_message(description.to_string());
+    }
+
+    fn task_unsettled(&self, description: &str, why: &str) {
+        self.bar.suspend(|| eprintln!("{description}: {why}"));
+    }
+
+    fn task_done(&self) {
+        self.bar.inc(1);
     }
 }
 
@@ -334,91 +419,25 @@ pub struct TableArgs {
     json: bool,
 }
 
-/// One solved (or abandoned) cell of the table.
-#[derive(serde::Serialize)]
-struct Cell {
-    houses: usize,
-    seeds: u32,
-    value: Option<i32>,
-    published: Option<String>,
-    status: &'static str,
-    nodes: u64,
-    seconds: f64,
-}
-
-impl Cell {
-    fn csv_line(&self, rules: &str) -> String {
-        let value = self.value.map_or(String::new(), |v| v.to_string());
-        let published = self.published.clone().unwrap_or_default();
-        format!(
-            "{rules},{},{},{value},{published},{},{},{:.3}\n",
-            self.houses, self.seeds, self.status, self.nodes, self.seconds
-        )
-    }
-}
-
-/// The grid of start values: each cell solved (value only), compared with the published table,
-/// written to `OUT/table-<rules>.csv` after every cell. A mismatch makes the command fail.
+/// The grid of start values ([`jobs::grid`]), compared with the published table and written to
+/// `OUT/table-<rules>.csv` after every cell. A mismatch makes the command fail.
 pub fn table(args: &TableArgs) -> anyhow::Result<String> {
     let rules = args.rules.resolve();
-    if *args.houses.end() as usize > kalah::board::MAX_HOUSES {
+    let (houses, seeds) = (*args.houses.start() as usize..=*args.houses.end() as usize, args.seeds.clone());
+    if *houses.end() > kalah::board::MAX_HOUSES {
         return Err(input_error(format!("at most {} houses per side", kalah::board::MAX_HOUSES)));
     }
-    args.search.check()?;
+    Position::start(*houses.end(), *seeds.end()).map_err(|err| input_error(err.to_string()))?;
+    let setup = args.search.setup()?;
+    let path = grid::grid_path(&args.out, &rules);
+    let bar = TaskBar::new("cells");
+    let time_limit = args.search.time_limit.map(Duration::from_secs_f64);
+    let cells = grid::solve_grid(&rules, houses, seeds, &setup, time_limit, &path, &bar);
+    bar.bar.finish_and_clear();
+    let cells = cells?;
+    let count = |status: CellStatus| cells.iter().filter(|c| c.status == status).count();
+    let mismatches = count(CellStatus::Mismatch);
     let rules_name = rules.to_string();
-    let path = args.out.join(format!("table-{}.csv", rules_name.replace(' ', "+")));
-    let header = "rules,houses,seeds,value,published,status,nodes,seconds\n";
-    let mut cells: Vec<Cell> = Vec::new();
-    let cell_count = args.houses.clone().count() * args.seeds.clone().count();
-    let bar = ProgressBar::new(cell_count as u64).with_style(
-        ProgressStyle::with_template("{spinner} cells {pos}/{len} [{elapsed_precise}] {msg}")
-            .expect("a valid template"),
-    );
-    bar.enable_steady_tick(Duration::from_millis(200));
-    for houses in args.houses.clone().map(|m| m as usize) {
-        let biggest = Position::start(houses, *args.seeds.end()).map_err(|err| input_error(err.to_string()))?;
-        let db = bar.suspend(|| database_for(&args.search, &rules, &biggest, Load::Now))?;
-        for seeds in args.seeds.clone() {
-            bar.set_message(format!("Kalah({houses},{seeds})"));
-            let start = Position::start(houses, seeds).map_err(|err| input_error(err.to_string()))?;
-            let published = kalah::published::lookup(&rules, houses, seeds);
-            let clock = Instant::now();
-            let options = args.search.options(&start, db.as_ref())?;
-            let (solved, nodes) = match Search::new(rules, db.as_ref(), &options) {
-                Ok(mut search) => (search.value(&start), search.stats().nodes),
-                Err(err) => (Err(err), 0),
-            };
-            let (value, status) = match solved {
-                Ok(value) => {
-                    let status = match &published {
-                        None => "unpublished",
-                        Some(p) if p.claim.holds(value) => "match",
-                        Some(_) => "mismatch",
-                    };
-                    (Some(value), status)
-                }
-                Err(SearchError::TimeUp { .. }) => (None, "timeout"),
-                // Under cycles: too far above the database for lines the stack can hold.
-                Err(SearchError::LineTooLong { .. }) => (None, "too-deep"),
-                Err(err) => return Err(err.into()),
-            };
-            cells.push(Cell {
-                houses,
-                seeds,
-                value,
-                published: published.map(|p| p.claim.to_string()),
-                status,
-                nodes,
-                seconds: clock.elapsed().as_secs_f64(),
-            });
-            let csv: String = cells.iter().map(|c| c.csv_line(&rules_name)).collect();
-            kalah::jobs::write_atomically(&path, (header.to_string() + &csv).as_bytes())?;
-            bar.inc(1);
-        }
-    }
-    bar.finish_and_clear();
-    let count = |status: &str| cells.iter().filter(|c| c.status == status).count();
-    let mismatches = count("mismatch");
     let text = if args.json {
         format!("{}\n", json!({ "rules": rules_name, "file": path, "cells": cells, "mismatches": mismatches }))
     } else {
@@ -426,9 +445,9 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
             + &format!(
                 "{} cells: {} match the published values, {} unpublished, {} timed out, {mismatches} mismatches; written to {}\n",
                 cells.len(),
-                count("match"),
-                count("unpublished"),
-                count("timeout") + count("too-deep"),
+                count(CellStatus::Match),
+                count(CellStatus::Unpublished),
+                count(CellStatus::Timeout) + count(CellStatus::TooDeep),
                 path.display()
             )
     };
@@ -450,12 +469,12 @@ fn table_text(rules: &str, cells: &[Cell], args: &TableArgs) -> String {
         text += &format!("{houses:>4} ");
         for cell in cells.iter().filter(|c| c.houses == houses) {
             let value = cell.value.map_or("?".to_string(), signed);
-            let mark = if cell.status == "mismatch" { "!" } else { " " };
+            let mark = if cell.status == CellStatus::Mismatch { "!" } else { " " };
             text += &format!("{value:>6}{mark}");
         }
         text += "\n";
     }
-    for cell in cells.iter().filter(|c| c.status == "mismatch") {
+    for cell in cells.iter().filter(|c| c.status == CellStatus::Mismatch) {
         text += &format!(
             "MISMATCH Kalah({},{}): solved {}, published {}\n",
             cell.houses,

@@ -12,7 +12,8 @@
 //! it, and shards combine by intersecting their logs' bounds.
 //!
 //! The rooms: [`file`](mod@file) (job files, items, tasks), [`log`] (the log of proven bounds), `solving`
-//! (one task's search), [`results`](mod@results) (results from the log, and their files); here the errors,
+//! (one task's search), `runner` (a run over the tasks the log has not settled), `merge` (shards' logs joined), [`grid`] (the
+//! table of start values), [`results`](mod@results) (results from the log, and their files); here the errors,
 //! shards and file names they share.
 //!
 //! A job file:
@@ -33,8 +34,11 @@
 //! ```
 
 pub mod file;
+pub mod grid;
 pub mod log;
+mod merge;
 pub mod results;
+mod runner;
 mod solving;
 
 use std::path::{Path, PathBuf};
@@ -45,7 +49,9 @@ use crate::search::table::SnapshotError;
 
 pub use file::{Compute, Goal, Item, Job, Task};
 pub use log::{Interval, Known, Log, Proofs, Record, log_path, logs_in};
+pub use merge::{MergeReport, merge};
 pub use results::{ItemResult, OpeningResult, item_result, item_settled, results, write_atomically, write_results};
+pub use runner::{RunOptions, RunProgress, RunReport, run};
 pub use solving::{Checkpoints, solve_task, solve_task_with_checkpoints, table_tag};
 
 /// What keeps a job from running or its results from being read.
@@ -86,6 +92,14 @@ pub enum JobError {
         first: Interval,
         /// The other.
         second: Interval,
+    },
+    /// A shard's log contradicts the logs merged before it.
+    #[error("merging {path}: {source}")]
+    Merge {
+        /// The shard's log.
+        path: PathBuf,
+        /// The contradiction.
+        source: Box<JobError>,
     },
     /// The search gave no answer (a time limit, a damaged database).
     #[error(transparent)]

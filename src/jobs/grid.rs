@@ -1,0 +1,176 @@
+//! The grid of start values (`kalah table`): Kalah(m,n) over ranges of houses and seeds, each
+//! start's value compared with the published one, the CSV rewritten after every cell.
+
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::{JobError, RunProgress, write_atomically};
+use crate::board::Position;
+use crate::engine::{Load, Setup};
+use crate::rules::Rules;
+use crate::search::{Search, SearchError};
+
+/// How a cell ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CellStatus {
+    /// Solved; the published value agrees.
+    Match,
+    /// Solved; the published value disagrees.
+    Mismatch,
+    /// Solved; nothing is published.
+    Unpublished,
+    /// Not solved within the time limit.
+    Timeout,
+    /// Under cycles: too far above the database for the lines the search can hold.
+    TooDeep,
+}
+
+impl CellStatus {
+    /// The name in the CSV and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            CellStatus::Match => "match",
+            CellStatus::Mismatch => "mismatch",
+            CellStatus::Unpublished => "unpublished",
+            CellStatus::Timeout => "timeout",
+            CellStatus::TooDeep => "too-deep",
+        }
+    }
+}
+
+/// One start of the grid.
+#[derive(Clone, Debug, Serialize)]
+pub struct Cell {
+    /// Houses per side.
+    pub houses: usize,
+    /// Seeds per house at the start.
+    pub seeds: u32,
+    /// The start's value for the first player (`None` when not solved).
+    pub value: Option<i32>,
+    /// The published claim, if any.
+    pub published: Option<String>,
+    /// How it ended.
+    pub status: CellStatus,
+    /// Positions searched.
+    pub nodes: u64,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// Where the grid of `rules` is written in `dir`: `table-<rules>.csv`.
+pub fn grid_path(dir: &Path, rules: &Rules) -> PathBuf {
+    dir.join(format!("table-{}.csv", rules.to_string().replace(' ', "+")))
+}
+
+/// Solves every start Kalah(m,n) for m in `houses` and n in `seeds` under `rules` (each within
+/// `cell_time_limit`), rewriting the CSV at `path` after every cell. One database serves each
+/// board size (the one for its biggest start).
+pub fn solve_grid(
+    rules: &Rules,
+    houses: RangeInclusive<usize>,
+    seeds: RangeInclusive<u32>,
+    setup: &Setup,
+    cell_time_limit: Option<Duration>,
+    path: &Path,
+    progress: &impl RunProgress,
+) -> Result<Vec<Cell>, JobError> {
+    let start = |m: usize, n: u32| {
+        Position::start(m, n).map_err(|err| JobError::Invalid { path: path.to_path_buf(), message: err.to_string() })
+    };
+    progress.pending(houses.clone().count() * seeds.clone().count());
+    let mut cells: Vec<Cell> = Vec::new();
+    for m in houses {
+        let biggest = start(m, *seeds.end())?;
+        progress.preparing();
+        let db = setup.database(rules, &biggest, Load::Now, progress).map_err(SearchError::from)?;
+        progress.prepared();
+        for n in seeds.clone() {
+            progress.task_started(&format!("Kalah({m},{n})"));
+            let position = start(m, n)?;
+            let published = crate::published::lookup(rules, m, n);
+            let clock = Instant::now();
+            let deadline = cell_time_limit.map(|limit| clock + limit);
+            let mut search = Search::new(*rules, db.as_ref(), &setup.options(&position, db.as_ref(), deadline))?;
+            let (value, status) = match search.value(&position) {
+                Ok(value) => {
+                    let status = match &published {
+                        None => CellStatus::Unpublished,
+                        Some(p) if p.claim.holds(value) => CellStatus::Match,
+                        Some(_) => CellStatus::Mismatch,
+                    };
+                    (Some(value), status)
+                }
+                Err(SearchError::TimeUp { .. }) => (None, CellStatus::Timeout),
+                Err(SearchError::LineTooLong { .. }) => (None, CellStatus::TooDeep),
+                Err(err) => return Err(err.into()),
+            };
+            cells.push(Cell {
+                houses: m,
+                seeds: n,
+                value,
+                published: published.map(|p| p.claim.to_string()),
+                status,
+                nodes: search.stats().nodes,
+                seconds: clock.elapsed().as_secs_f64(),
+            });
+            write_atomically(path, &csv(rules, &cells))?;
+            progress.task_done();
+        }
+    }
+    Ok(cells)
+}
+
+/// The grid as CSV: `rules,houses,seeds,value,published,status,nodes,seconds`.
+fn csv(rules: &Rules, cells: &[Cell]) -> Vec<u8> {
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    let rules = rules.to_string();
+    let header = ["rules", "houses", "seeds", "value", "published", "status", "nodes", "seconds"];
+    csv.write_record(header).expect("writing to memory");
+    for cell in cells {
+        csv.write_record([
+            rules.clone(),
+            cell.houses.to_string(),
+            cell.seeds.to_string(),
+            cell.value.map_or(String::new(), |v| v.to_string()),
+            cell.published.clone().unwrap_or_default(),
+            cell.status.name().to_string(),
+            cell.nodes.to_string(),
+            format!("{:.3}", cell.seconds),
+        ])
+        .expect("writing to memory");
+    }
+    csv.into_inner().expect("writing to memory")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Databases, Quietly};
+
+    #[test]
+    fn the_grid_agrees_with_the_reference_solver_and_is_written_as_csv() {
+        let dir = tempfile::tempdir().unwrap();
+        let databases = Databases { root: dir.path().join("db"), enabled: false };
+        let setup = Setup { databases, table_mb: Some(1), threads: 1 };
+        let rules = Rules::STANDARD;
+        let path = grid_path(dir.path(), &rules);
+        let cells = solve_grid(&rules, 2..=3, 1..=3, &setup, None, &path, &Quietly).unwrap();
+        assert_eq!(cells.len(), 6);
+        let mut solver = crate::solve::Solver::new(rules).unwrap();
+        for cell in &cells {
+            let start = Position::start(cell.houses, cell.seeds).unwrap();
+            assert_eq!(cell.value, Some(solver.value(&start)), "Kalah({},{})", cell.houses, cell.seeds);
+            assert!(matches!(cell.status, CellStatus::Match | CellStatus::Unpublished));
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "rules,houses,seeds,value,published,status,nodes,seconds");
+        assert_eq!(lines.len(), 7);
+        let value = cells[0].value.unwrap();
+        assert!(lines[1].starts_with(&format!("standard,2,1,{value},")), "{}", lines[1]);
+    }
+}

@@ -1,0 +1,42 @@
+//! Joining the logs of a job's shards into one log and one set of result files.
+
+use std::path::{Path, PathBuf};
+
+use super::{ItemResult, Job, JobError, Proofs};
+
+/// What a merge wrote.
+#[derive(Clone, Debug)]
+pub struct MergeReport {
+    /// The merged log.
+    pub log: PathBuf,
+    /// The results file (CSV; the JSON lines file beside it).
+    pub results_csv: PathBuf,
+    /// Every settled item's result.
+    pub results: Vec<ItemResult>,
+    /// The numbers of the items no log settles yet.
+    pub unsettled_items: Vec<usize>,
+}
+
+/// Intersects the bounds of `logs` (a contradiction is [`JobError::Merge`]) and writes them
+/// as the job's one log in `dir`, with the results they give.
+pub fn merge(job: &Job, dir: &Path, logs: &[PathBuf]) -> Result<MergeReport, JobError> {
+    let mut proofs = Proofs::default();
+    for path in logs {
+        let mut one = Proofs::default();
+        one.read_log(path)?;
+        proofs.merge(&one).map_err(|err| JobError::Merge { path: path.clone(), source: Box::new(err) })?;
+    }
+    let stem = super::file_stem(dir, &job.name, None);
+    let mut lines = String::new();
+    for record in proofs.records() {
+        lines += &serde_json::to_string(&record).expect("a record serializes");
+        lines.push('\n');
+    }
+    let log = super::log_path(&stem);
+    super::write_atomically(&log, lines.as_bytes())?;
+    let results = super::results(job, &job.tasks(), &proofs);
+    super::write_results(&stem, job, &results)?;
+    let unsettled_items =
+        job.items.iter().filter(|i| !results.iter().any(|r| r.item == i.number)).map(|i| i.number).collect();
+    Ok(MergeReport { log, results_csv: super::with_suffix(&stem, ".csv"), results, unsettled_items })
+}

@@ -1,0 +1,180 @@
+//! Running a job (or one shard of it): every task not yet settled by the log, grouped so that
+//! tasks under the same rules and board share one database and one transposition table, with the
+//! result files rewritten after each task.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::{Checkpoints, ItemResult, Job, JobError, Log, Proofs, Shard, Task};
+use crate::engine::{Load, Preparation, Quietly, Setup};
+use crate::search::{Search, SearchError};
+
+/// How a job runs, beyond how its searches are set up.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Run only this shard's tasks ([`Shard::takes`]).
+    pub shard: Option<Shard>,
+    /// The directory of the job's log and result files.
+    pub results: PathBuf,
+    /// A task not settled in this time keeps its logged bounds and is left to the next run.
+    pub task_time_limit: Option<Duration>,
+    /// Save the table this often while a task runs (to `NAME.table` beside the log).
+    pub checkpoint_every: Option<Duration>,
+}
+
+/// What a run tells its caller as it goes; the database's preparation comes through
+/// [`Preparation`].
+pub trait RunProgress: Preparation {
+    /// This many tasks are to be worked.
+    fn pending(&self, _tasks: usize) {}
+    /// A group's database and table are about to be prepared (a build or a load may report).
+    fn preparing(&self) {}
+    /// They are ready; its tasks follow.
+    fn prepared(&self) {}
+    /// Something the user should know that changes no result (a saved table used or not).
+    fn note(&self, _message: &str) {}
+    /// The task described is being worked.
+    fn task_started(&self, _description: &str) {}
+    /// The task described was left unsettled, and why.
+    fn task_unsettled(&self, _description: &str, _why: &str) {}
+    /// A task is done with (settled, unsettled or settled before).
+    fn task_done(&self) {}
+}
+
+impl RunProgress for Quietly {}
+
+/// What a run did.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// The tasks of this run's share.
+    pub tasks: usize,
+    /// Of these, the ones the log had settled before the run.
+    pub settled_before: usize,
+    /// The ones this run settled.
+    pub settled_now: usize,
+    /// The keys of those it left unsettled (out of time, or too deep for the cyclic search).
+    pub unsettled: Vec<String>,
+    /// Of those, the ones left because the cyclic search's lines grew too long.
+    pub too_deep: usize,
+    /// Seconds the run took.
+    pub seconds: f64,
+    /// The run's log.
+    pub log: PathBuf,
+    /// The results file (CSV; the JSON lines file beside it).
+    pub results_csv: PathBuf,
+    /// Every settled item's result.
+    pub results: Vec<ItemResult>,
+}
+
+/// Runs `job`'s tasks (this shard's share) that its log has not settled, logging every bound as
+/// it is proven. A task out of time or too deep is reported and left; any other error stops the
+/// run with what is logged kept.
+pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunProgress) -> Result<RunReport, JobError> {
+    let clock = Instant::now();
+    let stem = super::file_stem(&options.results, &job.name, options.shard);
+    let log_path = super::log_path(&stem);
+    let mut log = Log::open(&log_path)?;
+    let checkpoints =
+        options.checkpoint_every.map(|every| Checkpoints { path: super::with_suffix(&stem, ".table"), every });
+    let tasks = job.tasks();
+    let mine: Vec<usize> = (0..tasks.len()).filter(|&t| options.shard.is_none_or(|s| s.takes(t))).collect();
+    let settled = |t: usize, proofs: &Proofs| {
+        let task = &tasks[t];
+        task.goal.answered(&proofs.known(task).interval) || super::item_settled(job, task.item, &tasks, proofs)
+    };
+    let pending: Vec<usize> = mine.iter().copied().filter(|&t| !settled(t, log.proofs())).collect();
+    super::write_results(&stem, job, &super::results(job, &tasks, log.proofs()))?;
+    progress.pending(pending.len());
+
+    let (mut settled_now, mut unsettled, mut too_deep) = (0, Vec::new(), 0);
+    for group in same_search(job, &tasks, &pending) {
+        let first = &tasks[group[0]];
+        let rules = job.items[first.item].rules;
+        let biggest = group.iter().map(|&t| tasks[t].position).max_by_key(|p| p.seeds_on_board());
+        let biggest = biggest.expect("a group has a task");
+        progress.preparing();
+        let db = setup.database(&rules, &biggest, Load::Now, progress).map_err(SearchError::from)?;
+        progress.prepared();
+        let mut search = Search::new(rules, db.as_ref(), &setup.options(&biggest, db.as_ref(), None))?;
+        if let Some(checkpoints) = checkpoints.as_ref().filter(|c| c.path.exists()) {
+            load_checkpoint(&search, &checkpoints.path, &super::table_tag(&rules, biggest.houses()), progress);
+        }
+        // MTD(f) of an item's next opening starts from the value of its last one.
+        let mut guess = (usize::MAX, 0);
+        for &t in group {
+            let task = &tasks[t];
+            if settled(t, log.proofs()) {
+                progress.task_done();
+                continue;
+            }
+            let description = task.describe(job);
+            progress.task_started(&description);
+            let deadline = options.task_time_limit.map(|limit| Instant::now() + limit);
+            let item_guess = (guess.0 == task.item).then_some(guess.1);
+            let (nodes_before, task_clock) = (search.stats().nodes, Instant::now());
+            let solved = super::solve_task_with_checkpoints(
+                &mut search,
+                task,
+                &mut log,
+                item_guess,
+                deadline,
+                checkpoints.as_ref(),
+            );
+            match solved {
+                Ok(known) => {
+                    settled_now += 1;
+                    if let Some(value) = known.interval.exact() {
+                        guess = (task.item, value);
+                    }
+                }
+                Err(JobError::Search(SearchError::TimeUp { .. })) => {
+                    // The error's count is one thread's; the search's counts every thread's.
+                    let nodes = search.stats().nodes - nodes_before;
+                    let spent = task_clock.elapsed().as_secs_f64();
+                    let why = format!("not settled within the time limit ({nodes} nodes, {spent:.0} s)");
+                    progress.task_unsettled(&description, &why);
+                    unsettled.push(task.key.clone());
+                }
+                Err(JobError::Search(err @ SearchError::LineTooLong { .. })) => {
+                    // Like a time limit: the bounds proven so far are logged, other tasks go on.
+                    progress.task_unsettled(&description, &format!("not settled: {err}"));
+                    unsettled.push(task.key.clone());
+                    too_deep += 1;
+                }
+                Err(err) => return Err(err),
+            }
+            super::write_results(&stem, job, &super::results(job, &tasks, log.proofs()))?;
+            progress.task_done();
+        }
+    }
+    if let Some(checkpoints) = checkpoints.as_ref().filter(|_| unsettled.is_empty()) {
+        // Every task of this run is settled: the saved table has served.
+        let _ = std::fs::remove_file(&checkpoints.path);
+    }
+    Ok(RunReport {
+        tasks: mine.len(),
+        settled_before: mine.len() - pending.len(),
+        settled_now,
+        unsettled,
+        too_deep,
+        seconds: clock.elapsed().as_secs_f64(),
+        log: log_path,
+        results_csv: super::with_suffix(&stem, ".csv"),
+        results: super::results(job, &tasks, log.proofs()),
+    })
+}
+
+/// `pending` cut into runs of consecutive tasks under the same rules and board: each run shares
+/// one database and one table.
+fn same_search<'p>(job: &Job, tasks: &[Task], pending: &'p [usize]) -> impl Iterator<Item = &'p [usize]> {
+    let key = |t: usize| (job.items[tasks[t].item].rules, tasks[t].position.houses());
+    pending.chunk_by(move |&a, &b| key(a) == key(b))
+}
+
+/// Loads the table a killed run saved, telling the user whether it is used.
+fn load_checkpoint(search: &Search<'_>, path: &Path, tag: &str, progress: &impl RunProgress) {
+    match search.table().load(path, tag) {
+        Ok(()) => progress.note(&format!("going on from the table saved in {}", path.display())),
+        Err(err) => progress.note(&format!("warning: not using the saved table: {err}")),
+    }
+}
