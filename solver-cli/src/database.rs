@@ -9,6 +9,7 @@ use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use kalah::Position;
 use kalah::database::build::{self, BuildOptions, LayerReport, Progress};
+use kalah::database::verify::{self, Mismatch, Verification};
 use kalah::database::{Database, DbError, database_dir};
 use serde_json::json;
 
@@ -257,7 +258,7 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<String> {
     let mut results = Vec::new();
     let mut failures = 0;
     for db in &databases {
-        let (checked, mismatches) = pool.install(|| verify_one(db, args.samples))?;
+        let Verification { sampled: checked, mismatches } = pool.install(|| verify::verify(db, args.samples))?;
         failures += mismatches.len();
         text += &format!(
             "{}: checksums ok, {checked} sampled positions recomputed from the layers below, {} mismatches\n",
@@ -276,41 +277,6 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<String> {
         return Ok(format!("{}\n", json!({ "databases": results })));
     }
     Ok(text)
-}
-
-/// A position whose stored value differs from the one recomputed from its children.
-struct Mismatch {
-    position: Position,
-    stored: i32,
-    recomputed: i32,
-}
-
-/// Checks every checksum, then recomputes `samples` evenly spread positions of each layer;
-/// returns how many were recomputed and the ones that disagree.
-fn verify_one(db: &Database, samples: u64) -> Result<(u64, Vec<Mismatch>), DbError> {
-    use rayon::prelude::*;
-    db.verify_checksums()?;
-    let mut checked = 0;
-    let mut mismatches = Vec::new();
-    for seeds in 0..=db.max_seeds() {
-        let layer = db.layer(seeds).expect("a layer within max_seeds");
-        let count = samples.min(layer.len());
-        let results: Vec<Mismatch> = (0..count)
-            .into_par_iter()
-            .map(|k| {
-                // Evenly spread, offset so that the first and last positions are not always chosen.
-                let index = (k * layer.len() + layer.len() / 2) / count;
-                let (mut mover, mut opponent) = ([0u8; kalah::board::MAX_HOUSES], [0u8; kalah::board::MAX_HOUSES]);
-                let m = db.houses();
-                layer.rows(index, &mut mover[..m], &mut opponent[..m]);
-                let position = Position::from_rows(&mover[..m], &opponent[..m]);
-                db.recompute(&position).map(|(stored, recomputed)| Mismatch { position, stored, recomputed })
-            })
-            .collect::<Result<_, _>>()?;
-        checked += count;
-        mismatches.extend(results.into_iter().filter(|m| m.stored != m.recomputed));
-    }
-    Ok((checked, mismatches))
 }
 
 /// Random probes per second: every layer is loaded first, then uniformly drawn positions of the

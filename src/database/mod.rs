@@ -8,6 +8,7 @@
 
 pub mod build;
 pub mod format;
+pub mod verify;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
