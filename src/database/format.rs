@@ -19,6 +19,11 @@ pub const VERSION: u32 = 1;
 pub const CHECKSUM: &str = "xxh3-64";
 /// Fixed part of the header, before the rules text.
 const FIXED: usize = 82;
+
+/// The most bytes a header can take: its fixed part, a rules text of up to `u16::MAX` bytes and
+/// its checksum.
+pub const MAX_HEADER_LEN: u64 = (FIXED + u16::MAX as usize + 8) as u64;
+
 /// Names are stored NUL-padded in fields of this many bytes.
 const NAME_FIELD: usize = 16;
 

@@ -11,12 +11,13 @@ pub mod format;
 pub mod verify;
 
 use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use std::sync::atomic::AtomicU8;
 
-use memmap2::{Mmap, MmapMut, MmapOptions};
+use memmap2::{MmapMut, MmapOptions};
 
 use crate::board::Position;
 use crate::cpu::prefetch;
@@ -208,55 +209,30 @@ impl Probe<'_> {
     }
 }
 
-/// A layer's values, either straight from the file's memory map or decompressed into memory.
-enum Values {
-    Mapped { map: Mmap, start: usize },
-    Owned(LayerBuffer),
-}
-
-impl Values {
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Values::Mapped { map, start } => &map[*start..],
-            Values::Owned(buffer) => buffer.bytes(),
-        }
-    }
-
-    /// The values in a buffer of their own: a decompressed layer already is one, a mapped file's
-    /// payload is copied.
-    fn into_buffer(self) -> std::io::Result<LayerBuffer> {
-        match self {
-            Values::Owned(buffer) => Ok(buffer),
-            Values::Mapped { map, start } => {
-                let mut buffer = LayerBuffer::zeroed(map.len() - start)?;
-                buffer.bytes_mut().copy_from_slice(&map[start..]);
-                Ok(buffer)
-            }
-        }
-    }
-}
-
 /// An opened layer file: its index, its header, and its values once first needed.
 struct LayerFile {
     layer: Layer,
     path: PathBuf,
     header: Header,
     file_len: u64,
-    values: OnceLock<Values>,
+    values: OnceLock<LayerBuffer>,
 }
 
-/// Opens a layer file and checks its header against what the database expects.
-fn open_layer(path: &Path, rules: &Rules, houses: usize, seeds: usize) -> Result<(Header, Mmap, usize), DbError> {
+/// Opens a layer file and checks its header against what the database expects; returns the
+/// header, the file and where its payload starts.
+///
+/// Layers are read, never memory-mapped: a mapped file changed by another process under the map
+/// would be undefined behaviour, a read one is at worst a checksum error.
+fn open_layer(path: &Path, rules: &Rules, houses: usize, seeds: usize) -> Result<(Header, File, u64), DbError> {
     let io = |source| DbError::Io { path: path.to_path_buf(), source };
-    let file = File::open(path).map_err(|err| match err.kind() {
+    let mut file = File::open(path).map_err(|err| match err.kind() {
         std::io::ErrorKind::NotFound => DbError::MissingLayer { path: path.to_path_buf(), seeds },
         _ => io(err),
     })?;
-    // SAFETY: the map is read-only and the files are written once under a temporary name, then
-    // renamed, and never modified in place; a user who overwrites a file while it is open breaks
-    // that contract, as with any memory-mapped database.
-    let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-    let (header, payload_start) = Header::decode(path, &map)?;
+    let file_len = file.metadata().map_err(io)?.len();
+    let mut head = Vec::new();
+    (&mut file).take(format::MAX_HEADER_LEN.min(file_len)).read_to_end(&mut head).map_err(io)?;
+    let (header, payload_start) = Header::decode(path, &head)?;
     let found_rules = header.parsed_rules(path)?;
     if found_rules != rules.for_values() {
         return Err(DbError::WrongRules {
@@ -274,10 +250,10 @@ fn open_layer(path: &Path, rules: &Rules, houses: usize, seeds: usize) -> Result
         });
     }
     let expected_len = payload_start as u64 + header.payload_len;
-    if (map.len() as u64) < expected_len {
-        return Err(DbError::Truncated { path: path.to_path_buf(), expected: expected_len, actual: map.len() as u64 });
+    if file_len < expected_len {
+        return Err(DbError::Truncated { path: path.to_path_buf(), expected: expected_len, actual: file_len });
     }
-    if map.len() as u64 > expected_len {
+    if file_len > expected_len {
         return Err(DbError::Corrupt { path: path.to_path_buf(), reason: "bytes after the payload".to_string() });
     }
     if header.encoding == Encoding::RawI8 && header.payload_len != header.entries {
@@ -286,29 +262,40 @@ fn open_layer(path: &Path, rules: &Rules, houses: usize, seeds: usize) -> Result
             reason: "raw payload length differs from the entry count".to_string(),
         });
     }
-    Ok((header, map, payload_start))
+    Ok((header, file, payload_start as u64))
 }
 
-/// Checks a layer's payload checksum and turns it into values.
-fn load_values(path: &Path, header: &Header, map: Mmap, start: usize) -> Result<Values, DbError> {
-    let payload = &map[start..];
-    if format::checksum(payload) != header.payload_checksum {
-        return Err(DbError::Corrupt {
-            path: path.to_path_buf(),
-            reason: format!("{} checksum mismatch", format::CHECKSUM),
-        });
-    }
+/// Reads a layer's payload from `file` (opened by [`open_layer`]), checks its checksum and
+/// decodes it into values.
+fn load_values(path: &Path, header: &Header, mut file: File, start: u64) -> Result<LayerBuffer, DbError> {
+    let io = |source| DbError::Io { path: path.to_path_buf(), source };
+    file.seek(SeekFrom::Start(start)).map_err(io)?;
+    let checked = |payload: &[u8]| {
+        if format::checksum(payload) == header.payload_checksum {
+            Ok(())
+        } else {
+            Err(DbError::Corrupt {
+                path: path.to_path_buf(),
+                reason: format!("{} checksum mismatch", format::CHECKSUM),
+            })
+        }
+    };
+    let mut values = LayerBuffer::zeroed(header.entries as usize).map_err(io)?;
     match header.encoding {
-        Encoding::RawI8 => Ok(Values::Mapped { map, start }),
+        Encoding::RawI8 => {
+            // Read straight into the values' buffer: the payload is the values.
+            file.read_exact(values.bytes_mut()).map_err(io)?;
+            checked(values.bytes())?;
+        }
         Encoding::ZstdI8 => {
+            let mut payload = vec![0; header.payload_len as usize];
+            file.read_exact(&mut payload).map_err(io)?;
+            checked(&payload)?;
             let corrupt = |reason: String| DbError::Corrupt { path: path.to_path_buf(), reason };
-            let len = header.entries as usize;
-            let mut buffer =
-                LayerBuffer::zeroed(len).map_err(|source| DbError::Io { path: path.to_path_buf(), source })?;
-            format::decode_zstd(payload, buffer.bytes_mut()).map_err(corrupt)?;
-            Ok(Values::Owned(buffer))
+            format::decode_zstd(&payload, values.bytes_mut()).map_err(corrupt)?;
         }
     }
+    Ok(values)
 }
 
 /// A database opened for probing: the layers 0..=max_seeds of one rule set and board size.
@@ -381,12 +368,13 @@ impl Database {
         let mut layers = Vec::with_capacity(largest + 1);
         for seeds in 0..=largest {
             let path = layer_path(&dir, seeds);
-            let (header, map, _) = open_layer(&path, &rules, houses, seeds)?;
+            let (header, file, _) = open_layer(&path, &rules, houses, seeds)?;
+            let file_len = file.metadata().map_err(|source| DbError::Io { path: path.clone(), source })?.len();
             layers.push(LayerFile {
                 layer: Layer::new(&rules, houses, seeds),
                 path,
                 header,
-                file_len: map.len() as u64,
+                file_len,
                 values: OnceLock::new(),
             });
         }
@@ -440,8 +428,8 @@ impl Database {
         if let Some(values) = file.values.get() {
             return Ok(values.bytes());
         }
-        let (header, map, start) = open_layer(&file.path, &self.rules, self.houses, seeds)?;
-        let values = load_values(&file.path, &header, map, start)?;
+        let (header, opened, start) = open_layer(&file.path, &self.rules, self.houses, seeds)?;
+        let values = load_values(&file.path, &header, opened, start)?;
         Ok(file.values.get_or_init(|| values).bytes())
     }
 

@@ -245,9 +245,8 @@ const WORK_ITEM: usize = 1 << 13;
 impl Builder {
     /// Loads a complete layer file from an earlier build, checking it fully.
     fn reuse(&self, path: &Path, seeds: usize) -> Result<LayerBuffer, DbError> {
-        let (header, map, start) = super::open_layer(path, &self.rules, self.houses, seeds)?;
-        let values = super::load_values(path, &header, map, start)?;
-        values.into_buffer().map_err(|source| DbError::Io { path: path.to_path_buf(), source })
+        let (header, file, start) = super::open_layer(path, &self.rules, self.houses, seeds)?;
+        super::load_values(path, &header, file, start)
     }
 
     /// Computes every value of layer `seeds`, whose smaller layers are finished.
