@@ -163,7 +163,7 @@ fn move_order(effect: &MoveEffect, house: usize, table_move: u8, opponent_seeds:
 /// Sets `child`'s bounds (for the side that played it) from what the table knows of its position
 /// (`known`) and the `child_seeds` on its board.
 #[inline]
-fn child_bounds(child: &mut Child, child_seeds: u32, known: Option<table::Known>) {
+fn child_bounds(child: &mut Child, child_seeds: u32, known: Option<table::Stored>) {
     let bound = seed_bound(child_seeds);
     let (low, high) = match known {
         Some(known) => {

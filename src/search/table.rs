@@ -70,9 +70,9 @@ impl TableKey {
     }
 }
 
-/// What the table knows about a position.
+/// What the table holds for a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Known {
+pub struct Stored {
     /// Proven lower bound on the board value.
     pub lower: i32,
     /// Proven upper bound on the board value.
@@ -129,8 +129,8 @@ impl Data {
         }
     }
 
-    fn known(self) -> Known {
-        Known {
+    fn stored(self) -> Stored {
+        Stored {
             lower: if self.lower == i8::MIN { -UNBOUNDED } else { i32::from(self.lower) },
             upper: if self.upper == i8::MAX { UNBOUNDED } else { i32::from(self.upper) },
             best: self.best,
@@ -217,7 +217,7 @@ impl Table {
     /// The bounds proven for `key`, if the table still holds them (and no writer is busy with
     /// its bucket).
     #[inline]
-    pub fn probe(&self, key: TableKey) -> Option<Known> {
+    pub fn probe(&self, key: TableKey) -> Option<Stored> {
         let words = key_words(key);
         let bucket = self.bucket(key);
         let version = bucket[0].load(Ordering::Acquire);
@@ -235,7 +235,7 @@ impl Table {
         if bucket[0].load(Ordering::Relaxed) != version {
             return None;
         }
-        found.map(Data::known)
+        found.map(Data::stored)
     }
 
     /// Records proven bounds for `key`. Bounds already held for it are kept where tighter: both
@@ -422,7 +422,7 @@ mod tests {
         assert_eq!(table.bytes(), 64);
         table.store(k(7), -3, 10, 2, 1000);
         table.store(k(7), 0, 12, NO_MOVE, 10);
-        assert_eq!(table.probe(k(7)), Some(Known { lower: 0, upper: 10, best: 2, work: 10 }));
+        assert_eq!(table.probe(k(7)), Some(Stored { lower: 0, upper: 10, best: 2, work: 10 }));
         // One bucket of three entries: newcomers take the place of the cheapest proof.
         table.store(k(8), -1, 1, 0, 1);
         table.store(k(9 << 64), 2, 2, 0, 1);
