@@ -145,6 +145,70 @@ struct Child {
     work: u8,
 }
 
+/// A node's window after the table's bounds: decided by them, or still open.
+enum Window {
+    /// The bounds give the node's fail-soft value.
+    Decided(i32),
+    /// The window to search, and the move to try first (or [`NO_MOVE`]).
+    Open { alpha: i32, beta: i32, table_move: u8 },
+}
+
+/// A node's children with their bounds before any is searched.
+struct Expansion {
+    /// The first `count` slots hold the legal moves.
+    children: [Option<Child>; MAX_HOUSES],
+    count: usize,
+    /// At a node expected to cut off: the children (house, seeds on the board, table key) whose
+    /// table bounds are read only if the lead move fails to cut off; the first `lates` are.
+    late: [(u8, u32, TableKey); MAX_HOUSES],
+    lates: usize,
+    /// The move tried first.
+    lead_house: Option<u8>,
+}
+
+impl Expansion {
+    /// When the children's bounds alone decide the node in the window (`alpha`, `beta`): its
+    /// fail-soft value and move; else the best lower bound among the children, with its move.
+    #[inline(always)]
+    fn decided_by_bounds(&self, alpha: i32, beta: i32) -> Result<(i32, u8), (i32, u8)> {
+        let (mut best, mut best_move, mut ceiling) = (i32::MIN, NO_MOVE, i32::MIN);
+        for child in self.children[..self.count].iter().flatten() {
+            if child.lower > best {
+                (best, best_move) = (child.lower, child.house);
+            }
+            ceiling = ceiling.max(child.upper);
+        }
+        if best >= beta || ceiling <= alpha || best == ceiling {
+            Ok((if best >= beta { best } else { ceiling }, best_move))
+        } else {
+            Err((best, best_move))
+        }
+    }
+
+    /// Fills `pending` with the children still open, best-looking first, and returns how many
+    /// there are; the settled ones only count, into `best`. (Sorting the orders and copying each
+    /// child once beats sorting the children themselves.)
+    #[inline(always)]
+    fn pending_in_order(&self, pending: &mut [Option<Child>; MAX_HOUSES], best: &mut i32) -> usize {
+        let mut by_order = [(i32::MIN, 0usize); MAX_HOUSES];
+        for (slot, child) in self.children[..self.count].iter().enumerate() {
+            by_order[slot] = (child.map_or(i32::MIN, |c| c.order), slot);
+        }
+        by_order[..self.count].sort_unstable_by_key(|&(order, _)| std::cmp::Reverse(order));
+        let mut pendings = 0;
+        for &(_, slot) in &by_order[..self.count] {
+            let Some(child) = &self.children[slot] else { continue };
+            if child.lower == child.upper {
+                *best = (*best).max(child.upper);
+            } else {
+                pending[pendings] = Some(*child);
+                pendings += 1;
+            }
+        }
+        pendings
+    }
+}
+
 /// Move ordering, larger first: the table's move (`table_move`, or [`NO_MOVE`]) before all
 /// others, then seeds banked (captures), an extra turn counted as eight seeds, then, a step for a
 /// seed, few seeds sown into the opponent's houses (`opponent_seeds`: theirs before the move) and
@@ -604,17 +668,13 @@ impl<'db> Search<'db> {
     /// `expect_cut` says whether the node is expected to reach `beta` (one move will do, and it
     /// is usually the first) or to fail low (every move must be searched). Only the second kind
     /// splits its younger brothers over the threads: all of them are needed there, while at a node
-    /// that cuts off, brothers searched beside the move that cuts are thrown away. Measured on
-    /// empty-capture Kalah(6,5), 30-seed database, 2 threads, in the last zero-window test: nodes
-    /// of both kinds splitting after three moves threw away 25 M of 92 M nodes (one thread
-    /// searches 72 M); only the expected fail-lows, after one move: 1.7-1.9 M of 72 M.
-    fn search(
-        &mut self,
-        board: &Position,
-        mut alpha: i32,
-        mut beta: i32,
-        expect_cut: bool,
-    ) -> Result<i32, SearchError> {
+    /// that cuts off, brothers searched beside the move that cuts are thrown away
+    /// (docs/performance-history.md has the measurement).
+    ///
+    /// The steps: the table's bounds ([`Self::window_from_table`]), the children's bounds
+    /// ([`Self::expand`]), then the moves still open ([`Self::search_moves`]); the result is
+    /// stored in the table.
+    fn search(&mut self, board: &Position, alpha: i32, beta: i32, expect_cut: bool) -> Result<i32, SearchError> {
         self.count_node()?;
         let nodes_before = self.stats.nodes;
         let seeds = board.seeds_on_board();
@@ -626,203 +686,22 @@ impl<'db> Search<'db> {
             return Ok(-bound);
         }
         let key = TableKey::of(board);
-        let mut table_move = NO_MOVE;
-        // When the table's move is only an estimate's hint (no bounds): the work behind it.
-        let mut hint_work = None;
-        if let Some(known) = self.table.probe(key) {
-            if known.lower <= -bound && known.upper >= bound {
-                hint_work = Some(known.work);
-            }
-            if known.lower >= beta || known.lower == known.upper {
-                return Ok(known.lower);
-            }
-            if known.upper <= alpha {
-                return Ok(known.upper);
-            }
-            alpha = alpha.max(known.lower);
-            beta = beta.min(known.upper);
-            table_move = known.best;
-        }
-        if expect_cut && self.leads_by_estimate(seeds, table_move, hint_work) {
-            table_move = self.lead_by_estimate(board)?;
-        }
-
-        let mut children = [None::<Child>; MAX_HOUSES];
-        let mut count = 0;
-        let (best, best_move) = 'node: {
-            // Every child's bounds: exact when the game ends or the database knows it, else from
-            // the table (enhanced transposition cutoff) and the seeds left.
-            // Database reads and table reads are all started before any is waited for.
-            let mut started = [None; MAX_HOUSES];
-            let mut probe_slots = [0usize; MAX_HOUSES];
-            let mut probes = 0;
-            // Children to search: slot, seeds on the board and table key, kept from the first loop.
-            let mut lookups = [(0usize, 0u32, key); MAX_HOUSES];
-            let mut searches = 0;
-            // The move to try first (order, house): the table's, else the best by the move order.
-            let mut lead = None::<(i32, u8)>;
-            // Houses from the store's end first: by the move order's tie-break the lead is then
-            // mostly the first child, and its bucket is on its way while the others are worked
-            // out (at a node expected to fail low every child's bucket is, as it comes).
-            let opponent_seeds = board.opponent_seeds();
-            let mut legal = board.legal_mask();
-            while legal != 0 {
-                let house = (u16::BITS - 1 - legal.leading_zeros()) as usize;
-                legal &= !(1 << house);
-                // Worked out in its slot (see `MoveEffect::play`).
-                let child = children[count].insert(Child {
-                    effect: MoveEffect::unmoved(board),
-                    house: house as u8,
-                    lower: 0,
-                    upper: 0,
-                    order: 0,
-                    work: 0,
-                });
-                child.effect.play(&self.rules, house);
-                let effect = &child.effect;
-                child.order = move_order(effect, house, table_move, opponent_seeds);
-                if effect.over {
-                    let value = effect.value(0);
-                    (child.lower, child.upper) = (value, value);
-                } else {
-                    let leads = lead.is_none_or(|(order, _)| child.order > order);
-                    if leads {
-                        lead = Some((child.order, child.house));
-                    }
-                    let child_seeds = seeds - (effect.child.mover_store() + effect.child.opponent_store()) as u32;
-                    if let Some(db) = self.database.filter(|_| child_seeds <= self.database_seeds) {
-                        started[probes] = Some(db.start_probe(&effect.child)?);
-                        probe_slots[probes] = count;
-                        probes += 1;
-                    } else {
-                        let child_key = TableKey::of(&effect.child);
-                        if leads || !expect_cut {
-                            self.table.prefetch(child_key);
-                        }
-                        lookups[searches] = (count, child_seeds, child_key);
-                        searches += 1;
-                    }
-                }
-                count += 1;
-            }
-            // A node expected to cut off nearly always does with the first move it tries, so of
-            // the children to search only that one's bucket is read now: the others' are read
-            // before another move is searched (`late`), the seeds bounding them till then.
-            // Database values are all read: one that reaches beta cuts off without a search.
-            let lead_house = lead.map(|(_, house)| house);
-            let mut late = [(NO_MOVE, 0u32, key); MAX_HOUSES];
-            let mut lates = 0;
-            if expect_cut {
-                let mut kept = 0;
-                for next in 0..searches {
-                    let (slot, child_seeds, child_key) = lookups[next];
-                    let child = children[slot].as_mut().expect("a child");
-                    if Some(child.house) == lead_house {
-                        lookups[kept] = lookups[next];
-                        kept += 1;
-                    } else {
-                        child_bounds(child, child_seeds, None);
-                        late[lates] = (child.house, child_seeds, child_key);
-                        lates += 1;
-                    }
-                }
-                searches = kept;
-            }
-            for &(slot, child_seeds, child_key) in &lookups[..searches] {
-                let known = self.table.probe(child_key);
-                child_bounds(children[slot].as_mut().expect("a child"), child_seeds, known);
-            }
-            self.stats.probes += probes as u64;
-            for (&slot, probe) in probe_slots[..probes].iter().zip(&started) {
-                let child = children[slot].as_mut().expect("a child");
-                let value = child.effect.value(probe.expect("a started probe").value());
-                (child.lower, child.upper) = (value, value);
-            }
-            let children = &mut children[..count];
-            let mut best = i32::MIN;
-            let mut best_move = NO_MOVE;
-            let mut ceiling = i32::MIN;
-            for child in children.iter().flatten() {
-                if child.lower > best {
-                    (best, best_move) = (child.lower, child.house);
-                }
-                ceiling = ceiling.max(child.upper);
-            }
-            if best >= beta || ceiling <= alpha || best == ceiling {
-                break 'node (if best >= beta { best } else { ceiling }, best_move);
-            }
-
-            // The moves to search, best-looking first; settled ones only count. (Sorting the
-            // orders and copying each child once beats sorting the children themselves.)
-            let mut by_order = [(i32::MIN, 0usize); MAX_HOUSES];
-            for (slot, child) in children.iter().enumerate() {
-                by_order[slot] = (child.map_or(i32::MIN, |c| c.order), slot);
-            }
-            by_order[..count].sort_unstable_by_key(|&(order, _)| std::cmp::Reverse(order));
-            let mut pending = [None::<Child>; MAX_HOUSES];
-            let mut pendings = 0;
-            for &(_, slot) in &by_order[..count] {
-                let Some(child) = &children[slot] else { continue };
-                if child.lower == child.upper {
-                    best = best.max(child.upper);
-                } else {
-                    pending[pendings] = Some(*child);
-                    pendings += 1;
-                }
-            }
-            let splits = self.pool.is_some() && !expect_cut && seeds >= self.database_seeds + SPLIT_MIN_SEEDS;
-            let mut searched = 0;
-            for next in 0..pendings {
-                // Young brothers wait: once the eldest did not cut off, the rest go in parallel,
-                // unless one of them stands out as the likely refutation (`refutation_first` puts
-                // the rest in order of recorded work, that one first).
-                let split =
-                    searched >= 1 && splits && pendings - next >= 2 && !refutation_first(&mut pending[next..pendings]);
-                if lates > 0 && pending[next].is_some_and(|c| Some(c.house) != lead_house) {
-                    // The first move did not cut off: now the others' bounds, which may.
-                    let (lower, house) = self.read_late(&late[..lates], &mut pending[..pendings]);
-                    lates = 0;
-                    if lower > best {
-                        if lower > alpha.max(best) {
-                            best_move = house;
-                        }
-                        best = lower;
-                    }
-                    if best >= beta {
-                        break;
-                    }
-                }
-                let child = pending[next].expect("a pending move");
-                if child.lower == child.upper {
-                    // Settled by the bounds read late: already counted.
-                    continue;
-                }
-                let floor = alpha.max(best);
-                if child.upper <= floor {
-                    // Unable to raise the floor: its upper bound still counts when every move
-                    // fails low.
-                    best = best.max(child.upper);
-                    continue;
-                }
-                let (value, house) = if split {
-                    self.split(&pending[next..pendings], floor, beta)?
-                } else {
-                    (self.search_child(&child, floor, beta, expect_cut)?, child.house)
-                };
-                searched += 1;
-                if value > best {
-                    best = value;
-                    if value > floor {
-                        best_move = house;
-                    }
-                }
-                if best >= beta || split {
-                    break;
-                }
-            }
-            (best, best_move)
+        let (alpha, beta, table_move) = match self.window_from_table(board, seeds, key, alpha, beta, expect_cut)? {
+            Window::Decided(value) => return Ok(value),
+            Window::Open { alpha, beta, table_move } => (alpha, beta, table_move),
         };
-
+        let mut node = Expansion {
+            children: [None; MAX_HOUSES],
+            count: 0,
+            late: [(NO_MOVE, 0, key); MAX_HOUSES],
+            lates: 0,
+            lead_house: None,
+        };
+        self.expand(&mut node, board, seeds, key, table_move, expect_cut)?;
+        let (best, best_move) = match node.decided_by_bounds(alpha, beta) {
+            Ok(decided) => decided,
+            Err(lower) => self.search_moves(&mut node, lower, seeds, alpha, beta, expect_cut)?,
+        };
         let work = self.stats.nodes - nodes_before + 1;
         if best <= alpha {
             self.table.store(key, -bound, best, NO_MOVE, work);
@@ -832,6 +711,214 @@ impl<'db> Search<'db> {
             self.table.store(key, best, best, best_move, work);
         }
         Ok(best)
+    }
+
+    /// The window narrowed by the table's bounds for `board`, and the move to try first (the
+    /// table's, or at a node expected to cut off far from any proof, the estimate's); or the
+    /// value when the bounds already decide the node.
+    #[inline(always)]
+    fn window_from_table(
+        &mut self,
+        board: &Position,
+        seeds: u32,
+        key: TableKey,
+        mut alpha: i32,
+        mut beta: i32,
+        expect_cut: bool,
+    ) -> Result<Window, SearchError> {
+        let bound = seed_bound(seeds);
+        let mut table_move = NO_MOVE;
+        // When the table's move is only an estimate's hint (no bounds): the work behind it.
+        let mut hint_work = None;
+        if let Some(stored) = self.table.probe(key) {
+            if stored.lower <= -bound && stored.upper >= bound {
+                hint_work = Some(stored.work);
+            }
+            if stored.lower >= beta || stored.lower == stored.upper {
+                return Ok(Window::Decided(stored.lower));
+            }
+            if stored.upper <= alpha {
+                return Ok(Window::Decided(stored.upper));
+            }
+            alpha = alpha.max(stored.lower);
+            beta = beta.min(stored.upper);
+            table_move = stored.best;
+        }
+        if expect_cut && self.leads_by_estimate(seeds, table_move, hint_work) {
+            table_move = self.lead_by_estimate(board)?;
+        }
+        Ok(Window::Open { alpha, beta, table_move })
+    }
+
+    /// Every child of `board` with its bounds: exact when the game ends or the database knows
+    /// it, else from the table (enhanced transposition cutoff) and the seeds left. Database
+    /// reads and table reads are all started before any is waited for.
+    #[inline(always)]
+    fn expand(
+        &mut self,
+        node: &mut Expansion,
+        board: &Position,
+        seeds: u32,
+        key: TableKey,
+        table_move: u8,
+        expect_cut: bool,
+    ) -> Result<(), SearchError> {
+        let mut started = [None; MAX_HOUSES];
+        let mut probe_slots = [0usize; MAX_HOUSES];
+        let mut probes = 0;
+        // Children to search: slot, seeds on the board and table key, kept from the first loop.
+        let mut lookups = [(0usize, 0u32, key); MAX_HOUSES];
+        let mut searches = 0;
+        // The move to try first (order, house): the table's, else the best by the move order.
+        let mut lead = None::<(i32, u8)>;
+        // Houses from the store's end first: by the move order's tie-break the lead is then
+        // mostly the first child, and its bucket is on its way while the others are worked out
+        // (at a node expected to fail low every child's bucket is, as it comes).
+        let opponent_seeds = board.opponent_seeds();
+        let mut legal = board.legal_mask();
+        while legal != 0 {
+            let house = (u16::BITS - 1 - legal.leading_zeros()) as usize;
+            legal &= !(1 << house);
+            let count = node.count;
+            // Worked out in its slot (see `MoveEffect::play`).
+            let child = node.children[count].insert(Child {
+                effect: MoveEffect::unmoved(board),
+                house: house as u8,
+                lower: 0,
+                upper: 0,
+                order: 0,
+                work: 0,
+            });
+            child.effect.play(&self.rules, house);
+            let effect = &child.effect;
+            child.order = move_order(effect, house, table_move, opponent_seeds);
+            if effect.over {
+                let value = effect.value(0);
+                (child.lower, child.upper) = (value, value);
+            } else {
+                let leads = lead.is_none_or(|(order, _)| child.order > order);
+                if leads {
+                    lead = Some((child.order, child.house));
+                }
+                let child_seeds = seeds - (effect.child.mover_store() + effect.child.opponent_store()) as u32;
+                if let Some(db) = self.database.filter(|_| child_seeds <= self.database_seeds) {
+                    started[probes] = Some(db.start_probe(&effect.child)?);
+                    probe_slots[probes] = count;
+                    probes += 1;
+                } else {
+                    let child_key = TableKey::of(&effect.child);
+                    if leads || !expect_cut {
+                        self.table.prefetch(child_key);
+                    }
+                    lookups[searches] = (count, child_seeds, child_key);
+                    searches += 1;
+                }
+            }
+            node.count += 1;
+        }
+        // A node expected to cut off nearly always does with the first move it tries, so of the
+        // children to search only that one's bucket is read now: the others' are read before
+        // another move is searched (`late`), the seeds bounding them till then. Database values
+        // are all read: one that reaches beta cuts off without a search.
+        node.lead_house = lead.map(|(_, house)| house);
+        if expect_cut {
+            let mut kept = 0;
+            for next in 0..searches {
+                let (slot, child_seeds, child_key) = lookups[next];
+                let child = node.children[slot].as_mut().expect("a child");
+                if Some(child.house) == node.lead_house {
+                    lookups[kept] = lookups[next];
+                    kept += 1;
+                } else {
+                    child_bounds(child, child_seeds, None);
+                    node.late[node.lates] = (child.house, child_seeds, child_key);
+                    node.lates += 1;
+                }
+            }
+            searches = kept;
+        }
+        for &(slot, child_seeds, child_key) in &lookups[..searches] {
+            let stored = self.table.probe(child_key);
+            child_bounds(node.children[slot].as_mut().expect("a child"), child_seeds, stored);
+        }
+        self.stats.probes += probes as u64;
+        for (&slot, probe) in probe_slots[..probes].iter().zip(&started) {
+            let child = node.children[slot].as_mut().expect("a child");
+            let value = child.effect.value(probe.expect("a started probe").value());
+            (child.lower, child.upper) = (value, value);
+        }
+        Ok(())
+    }
+
+    /// Searches the moves of `node` whose bounds leave its value open, best-looking first
+    /// (young brothers split over the threads at a node expected to fail low), from the best
+    /// lower bound among its children (`lower`: value and move); returns the node's fail-soft
+    /// value and the move that raised it above `alpha`.
+    #[inline(always)]
+    fn search_moves(
+        &mut self,
+        node: &mut Expansion,
+        lower: (i32, u8),
+        seeds: u32,
+        alpha: i32,
+        beta: i32,
+        expect_cut: bool,
+    ) -> Result<(i32, u8), SearchError> {
+        let (mut best, mut best_move) = lower;
+        let mut pending = [None::<Child>; MAX_HOUSES];
+        let pendings = node.pending_in_order(&mut pending, &mut best);
+        let lead_house = node.lead_house;
+        let splits = self.pool.is_some() && !expect_cut && seeds >= self.database_seeds + SPLIT_MIN_SEEDS;
+        let mut searched = 0;
+        for next in 0..pendings {
+            // Young brothers wait: once the eldest did not cut off, the rest go in parallel,
+            // unless one of them stands out as the likely refutation (`refutation_first` puts the
+            // rest in order of recorded work, that one first).
+            let split =
+                searched >= 1 && splits && pendings - next >= 2 && !refutation_first(&mut pending[next..pendings]);
+            if node.lates > 0 && pending[next].is_some_and(|c| Some(c.house) != lead_house) {
+                // The first move did not cut off: now the others' bounds, which may.
+                let (lower, house) = self.read_late(&node.late[..node.lates], &mut pending[..pendings]);
+                node.lates = 0;
+                if lower > best {
+                    if lower > alpha.max(best) {
+                        best_move = house;
+                    }
+                    best = lower;
+                }
+                if best >= beta {
+                    break;
+                }
+            }
+            let child = pending[next].expect("a pending move");
+            if child.lower == child.upper {
+                // Settled by the bounds read late: already counted.
+                continue;
+            }
+            let floor = alpha.max(best);
+            if child.upper <= floor {
+                // Unable to raise the floor: its upper bound still counts when every move fails
+                // low.
+                best = best.max(child.upper);
+                continue;
+            }
+            let (value, house) = if split {
+                self.split(&pending[next..pendings], floor, beta)?
+            } else {
+                (self.search_child(&child, floor, beta, expect_cut)?, child.house)
+            };
+            searched += 1;
+            if value > best {
+                best = value;
+                if value > floor {
+                    best_move = house;
+                }
+            }
+            if best >= beta || split {
+                break;
+            }
+        }
+        Ok((best, best_move))
     }
 
     /// Reads the table's bounds for `late` children (house, seeds on the board, table key) into
