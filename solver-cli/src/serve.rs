@@ -11,7 +11,6 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -22,10 +21,10 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use clap::Args;
-use kalah::database::{Database, DbError};
+use kalah::database::DbError;
+use kalah::engine::kept::{Kept, KeptEngines};
 use kalah::rules::{RULE_SETS, Rules};
-use kalah::search::table::Table;
-use kalah::search::{Search, SearchError, SearchOptions};
+use kalah::search::{Search, SearchError};
 use kalah::{Position, Side};
 use serde_json::{Value, json};
 
@@ -59,28 +58,14 @@ pub struct ServeArgs {
     preload: bool,
 }
 
-/// What every request shares: where the databases are, the ones opened so far, and the limits.
+/// What every request shares: the databases and tables kept, the answers given, and the limits.
 struct Service {
-    root: PathBuf,
-    max_seeds: Option<usize>,
+    engines: KeptEngines,
     time_limit: Duration,
-    table_bytes: usize,
-    /// What searches of one rule set (as values see it) and board size share.
-    engines: Mutex<HashMap<(Rules, usize), Engine>>,
     /// Answers given, by endpoint, rules and position: a user who undoes or reloads, or many who
     /// open the same start, are answered at once.
     answers: Mutex<HashMap<(&'static str, Rules, Position), Value>>,
     workers: tokio::sync::Semaphore,
-}
-
-/// Engines (each with its own transposition table) kept at once.
-const MAX_ENGINES: usize = 16;
-
-/// The database (if there is one) and the transposition table of one rule set and board size.
-#[derive(Clone)]
-struct Engine {
-    database: Option<Arc<Database>>,
-    table: Arc<Table>,
 }
 
 /// A request that gets no answer: its HTTP status and what to tell the client.
@@ -167,16 +152,13 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
     }
     let workers = args.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let service = Arc::new(Service {
-        root: args.db.db.clone(),
-        max_seeds: args.max_seeds,
+        engines: KeptEngines::new(args.db.db.clone(), args.max_seeds, args.table_mb << 20),
         time_limit: Duration::from_secs_f64(args.time_limit),
-        table_bytes: args.table_mb << 20,
-        engines: Mutex::new(HashMap::new()),
         answers: Mutex::new(HashMap::new()),
         workers: tokio::sync::Semaphore::new(workers),
     });
     if args.preload {
-        service.preload()?;
+        service.engines.preload(|db| eprintln!("loading {} (up to {} seeds)", db.dir().display(), db.max_seeds()))?;
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
@@ -305,64 +287,15 @@ impl Service {
         Ok(value)
     }
 
-    /// The engine for `rules` and `houses`: made on first use, opening the database if there
-    /// is one.
-    fn engine(&self, rules: &Rules, houses: usize) -> Result<Engine, ApiError> {
-        let key = (rules.for_values(), houses);
-        let mut engines = self.engines.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(engine) = engines.get(&key) {
-            return Ok(engine.clone());
-        }
-        let database = match Database::open(&self.root, rules, houses) {
-            Ok(db) => Some(Arc::new(self.limit(db))),
-            Err(DbError::NoDatabase { .. }) => None,
-            Err(err) => return Err(err.into()),
-        };
-        // Each engine's table is --table-mb: the rule overrides times the board sizes could ask
-        // for hundreds, so the ones without a database (cheap to make again) are let go first.
-        if engines.len() >= MAX_ENGINES {
-            engines.retain(|_, engine| engine.database.is_some());
-            if engines.len() >= MAX_ENGINES {
-                engines.clear();
-            }
-        }
-        let engine = Engine { database, table: Arc::new(Table::with_bytes(self.table_bytes)) };
-        engines.insert(key, engine.clone());
-        Ok(engine)
+    /// The database and table for `rules` and `houses`, and a search over them within the time
+    /// limit.
+    fn engine(&self, rules: &Rules, houses: usize) -> Result<Kept, ApiError> {
+        Ok(self.engines.get(rules, houses)?)
     }
 
-    fn limit(&self, db: Database) -> Database {
-        match self.max_seeds {
-            Some(seeds) if seeds < db.max_seeds() => db.limited_to(seeds),
-            _ => db,
-        }
-    }
-
-    /// Opens and loads every database under the root now, checking its checksums.
-    fn preload(&self) -> anyhow::Result<()> {
-        let dirs = match Database::list(&self.root) {
-            Ok(dirs) => dirs,
-            Err(DbError::NoDatabase { .. }) => Vec::new(),
-            Err(err) => return Err(err.into()),
-        };
-        let mut engines = self.engines.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        for dir in dirs {
-            let db = self.limit(Database::open_dir(&dir)?);
-            eprintln!("loading {} (up to {} seeds)", dir.display(), db.max_seeds());
-            db.verify_checksums()?;
-            let table = Arc::new(Table::with_bytes(self.table_bytes));
-            engines.insert((*db.rules(), db.houses()), Engine { database: Some(Arc::new(db)), table });
-        }
-        Ok(())
-    }
-
-    fn search<'e>(&self, rules: &Rules, engine: &'e Engine) -> Result<Search<'e>, ApiError> {
-        let options = SearchOptions {
-            table_bytes: self.table_bytes,
-            deadline: Some(Instant::now() + self.time_limit),
-            threads: 1,
-        };
-        Search::with_table(*rules, engine.database.as_deref(), Arc::clone(&engine.table), &options)
+    fn search<'k>(&self, rules: &Rules, kept: &'k Kept) -> Result<Search<'k>, ApiError> {
+        self.engines
+            .search(rules, kept, Instant::now() + self.time_limit)
             .map_err(|err| search_error(err, self.time_limit))
     }
 
@@ -453,16 +386,12 @@ impl Service {
     fn offer(&self) -> Result<Value, ApiError> {
         let rule_sets: Vec<Value> =
             RULE_SETS.iter().map(|(name, rules)| json!({ "name": name, "rules": rules.to_string() })).collect();
-        let dirs = Database::list(&self.root).unwrap_or_default();
-        let mut databases = Vec::new();
-        for dir in dirs {
-            if let Ok(db) = Database::open_dir(&dir) {
-                let db = self.limit(db);
-                databases.push(
-                    json!({ "rules": db.rules().to_string(), "houses": db.houses(), "max_seeds": db.max_seeds() }),
-                );
-            }
-        }
+        let databases: Vec<Value> = self
+            .engines
+            .on_disk()
+            .iter()
+            .map(|db| json!({ "rules": db.rules().to_string(), "houses": db.houses(), "max_seeds": db.max_seeds() }))
+            .collect();
         Ok(json!({
             "rule_sets": rule_sets,
             "databases": databases,

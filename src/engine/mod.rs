@@ -1,7 +1,10 @@
 //! How every front end (solve, query, table, jobs, proofs, the service) sets up a search: which
 //! endgame database serves a rule set and board (the one there is, or the default one, built once
 //! when a big board needs it), when it is read, and how big the transposition table is; and the
-//! one analysis of a position they all report.
+//! one analysis of a position they all report. [`kept`] holds what a long-running service keeps
+//! between requests.
+
+pub mod kept;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
