@@ -7,6 +7,43 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// A line of a log that is not a record of its kind.
+#[derive(Debug, thiserror::Error)]
+#[error("{path} line {line}: {message}")]
+pub struct CorruptLine {
+    /// The log.
+    pub path: PathBuf,
+    /// Its line, from 1.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The records of the complete lines of `text`, read from the log at `path` from its line
+/// `first_line` (from 1) on; and the bytes they take. A last line without its newline is still
+/// being written, or was cut short by a kill: it is left unread. Blank lines are skipped.
+pub fn parse_complete_lines<T: DeserializeOwned>(
+    path: &Path,
+    text: &str,
+    first_line: usize,
+) -> Result<(Vec<T>, usize), CorruptLine> {
+    let complete = text.rfind('\n').map_or(0, |at| at + 1);
+    let mut records = Vec::new();
+    for (i, line) in text[..complete].lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record = serde_json::from_str(line).map_err(|err| CorruptLine {
+            path: path.to_path_buf(),
+            line: first_line + i,
+            message: err.to_string(),
+        })?;
+        records.push(record);
+    }
+    Ok((records, complete))
+}
 
 /// A log open for appending.
 pub struct Appender {

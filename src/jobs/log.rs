@@ -166,17 +166,9 @@ impl Proofs {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(source) => return Err(JobError::Io { path: path.to_path_buf(), source }),
         };
-        let complete = &text[..text.rfind('\n').map_or(0, |at| at + 1)];
-        for (i, line) in complete.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let record: Record = serde_json::from_str(line).map_err(|err| JobError::CorruptLog {
-                path: path.to_path_buf(),
-                line: i + 1,
-                message: err.to_string(),
-            })?;
-            self.add(&record)?;
+        let (records, _) = crate::jsonl::parse_complete_lines::<Record>(path, &text, 1)?;
+        for record in &records {
+            self.add(record)?;
         }
         Ok(())
     }
@@ -267,6 +259,9 @@ mod tests {
 
         log.append(&record("b", 3, 3)).unwrap_err();
         std::fs::write(&path, "not json\n").unwrap();
-        assert!(matches!(Proofs::default().read_log(&path), Err(JobError::CorruptLog { line: 1, .. })));
+        assert!(matches!(
+            Proofs::default().read_log(&path),
+            Err(JobError::CorruptLog(crate::jsonl::CorruptLine { line: 1, .. }))
+        ));
     }
 }

@@ -74,15 +74,8 @@ pub enum JobError {
         message: String,
     },
     /// A line of a log is damaged (other than a last line cut short by a kill, which is dropped).
-    #[error("{path} line {line}: {message}")]
-    CorruptLog {
-        /// The log.
-        path: PathBuf,
-        /// Its line, from 1.
-        line: usize,
-        /// What is wrong.
-        message: String,
-    },
+    #[error(transparent)]
+    CorruptLog(#[from] crate::jsonl::CorruptLine),
     /// Two logs (or two lines of one) claim bounds that cannot both hold.
     #[error("conflicting proofs for task '{task}': {first} and {second}")]
     Conflict {

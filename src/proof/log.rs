@@ -188,25 +188,6 @@ pub fn logs_in(dir: &Path) -> Result<Vec<PathBuf>, ProofError> {
     Ok(logs)
 }
 
-/// Reads the complete lines of `text` (from byte `offset` of a log file) into records: the
-/// records and the offset just past the last complete line.
-fn parse_lines(path: &Path, text: &str, first_line: usize) -> Result<(Vec<Record>, usize), ProofError> {
-    let complete = text.rfind('\n').map_or(0, |at| at + 1);
-    let mut records = Vec::new();
-    for (i, line) in text[..complete].lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record = serde_json::from_str(line).map_err(|err| ProofError::CorruptLog {
-            path: path.to_path_buf(),
-            line: first_line + i,
-            message: err.to_string(),
-        })?;
-        records.push(record);
-    }
-    Ok((records, complete))
-}
-
 /// Follows a log another process appends to: each [`Tail::read_new`] returns the lines
 /// completed since the last.
 #[derive(Debug)]
@@ -238,7 +219,7 @@ impl Tail {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io_error(&self.path))?;
         let text = String::from_utf8_lossy(&bytes);
-        let (records, used) = parse_lines(&self.path, &text, self.lines)?;
+        let (records, used) = crate::jsonl::parse_complete_lines::<Record>(&self.path, &text, self.lines)?;
         self.lines += text[..used].lines().count();
         self.offset += used as u64;
         Ok(records)

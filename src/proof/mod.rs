@@ -96,15 +96,8 @@ pub enum ProofError {
         message: String,
     },
     /// A line of a log is damaged (other than a last line cut short by a kill, which is dropped).
-    #[error("{path} line {line}: {message}")]
-    CorruptLog {
-        /// The log.
-        path: PathBuf,
-        /// Its line, from 1.
-        line: usize,
-        /// What is wrong.
-        message: String,
-    },
+    #[error(transparent)]
+    CorruptLog(#[from] crate::jsonl::CorruptLine),
     /// Two records say opposite things of one node.
     #[error("conflicting records for {position}: {message}")]
     Conflict {
