@@ -150,8 +150,8 @@ impl Preparation for Shown {
     }
 }
 
-/// A run's progress: a bar over its tasks (or cells), hidden while a database is built or read (whose own
-/// progress shows then).
+/// A run's progress: a bar over its tasks (or cells), hidden while a database is built or read
+/// (whose own progress shows then).
 pub struct TaskBar {
     pub bar: ProgressBar,
     preparation: Shown,
