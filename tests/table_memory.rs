@@ -19,7 +19,7 @@ fn resident_bytes() -> u64 {
 #[test]
 fn touching_the_table_backs_every_page() {
     let bytes = 256 << 20;
-    let table = Table::with_bytes(bytes);
+    let table = Table::with_bytes(bytes).unwrap();
     let key = TableKey::of(&Position::start(6, 4).expect("a start"));
     table.store(key, -4, 10, 2, 1000);
     let before = resident_bytes();

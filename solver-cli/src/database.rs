@@ -13,7 +13,7 @@ use kalah::database::verify::{self, Mismatch, Verification};
 use kalah::database::{Database, DbError, database_dir};
 use serde_json::json;
 
-use crate::{RulesArgs, input_error};
+use crate::{RulesArgs, input_error, limits};
 
 /// Where databases live.
 #[derive(Args, Clone)]
@@ -36,7 +36,7 @@ pub struct BuildArgs {
     #[command(flatten)]
     db: DbArgs,
     /// Worker threads (default: all cores).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = limits::threads)]
     threads: Option<usize>,
     /// Store layers uncompressed, to be probed straight from the memory map.
     #[arg(long)]
@@ -75,7 +75,7 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "N", default_value_t = 1000)]
     samples: u64,
     /// Worker threads (default: all cores).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = limits::threads)]
     threads: Option<usize>,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -91,14 +91,14 @@ pub struct ProbeBenchArgs {
     rules: RulesArgs,
     #[command(flatten)]
     db: DbArgs,
-    /// Random positions to draw; each is probed once per round.
-    #[arg(long, value_name = "N", default_value_t = 4_000_000)]
-    positions: usize,
-    /// Rounds over the positions.
-    #[arg(long, value_name = "N", default_value_t = 5)]
-    rounds: usize,
+    /// Random positions to draw; each is probed once per round (at most 100 million).
+    #[arg(long, value_name = "N", default_value_t = 4_000_000, value_parser = |t: &str| limits::count(t, 1, 100_000_000, "positions"))]
+    positions: u64,
+    /// Rounds over the positions (at most 1000).
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = |t: &str| limits::count(t, 1, 1000, "rounds"))]
+    rounds: u64,
     /// Worker threads (default: all cores).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = limits::threads)]
     threads: Option<usize>,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -106,9 +106,6 @@ pub struct ProbeBenchArgs {
 }
 
 fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
-    if threads == Some(0) {
-        return Err(input_error("--threads must be at least 1"));
-    }
     Ok(rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).build()?)
 }
 
@@ -289,7 +286,7 @@ pub fn probe_bench(args: &ProbeBenchArgs) -> anyhow::Result<String> {
     let layers: Vec<_> = (0..=db.max_seeds()).map(|s| db.layer(s).expect("a layer")).collect();
     let total: u64 = layers.iter().map(|l| l.len()).sum();
     let m = db.houses();
-    let positions: Vec<Position> = (0..args.positions as u64)
+    let positions: Vec<Position> = (0..args.positions)
         .into_par_iter()
         .map(|k| {
             // splitmix64 of the draw number: a fixed, well-spread sequence.

@@ -8,8 +8,8 @@ use clap::Args;
 use kalah::jobs::{self, Compute, ItemResult, Job, JobError, Shard};
 use serde_json::json;
 
-use crate::input_error;
 use crate::search::{SearchArgs, TaskBar};
+use crate::{input_error, limits};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -27,7 +27,7 @@ pub struct RunArgs {
     search: SearchArgs,
     /// Save the transposition table every this many minutes while a task runs (0: never), to
     /// NAME.table beside the log: a killed run then goes on from it.
-    #[arg(long, value_name = "MIN", default_value_t = 10.0)]
+    #[arg(long, value_name = "MIN", default_value_t = 10.0, value_parser = limits::minutes)]
     checkpoint_minutes: f64,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -57,15 +57,12 @@ fn load_job(path: &std::path::Path) -> anyhow::Result<Job> {
 
 pub fn run(args: &RunArgs) -> anyhow::Result<String> {
     let job = load_job(&args.job)?;
-    let setup = args.search.setup()?;
+    let setup = args.search.setup();
     let minutes = args.checkpoint_minutes;
-    if !(minutes >= 0.0 && minutes.is_finite()) {
-        return Err(input_error(format!("--checkpoint-minutes {minutes} is not a number of minutes")));
-    }
     let options = jobs::RunOptions {
         shard: args.shard,
         results: args.results.clone(),
-        task_time_limit: args.search.time_limit.map(Duration::from_secs_f64),
+        task_time_limit: args.search.time_limit,
         checkpoint_every: (minutes > 0.0).then(|| Duration::from_secs_f64(minutes * 60.0)),
     };
     let bar = TaskBar::new("tasks");

@@ -5,6 +5,7 @@
 
 mod database;
 mod jobs;
+mod limits;
 mod proof;
 mod search;
 mod serve;

@@ -148,14 +148,13 @@ fn new(args: &NewArgs) -> anyhow::Result<String> {
 }
 
 fn run(args: &RunArgs) -> anyhow::Result<String> {
-    args.search.check()?;
     let mut tree = load(&args.dir)?;
     let spec = tree.spec().clone();
     if args.task_nodes == Some(0) {
         return Err(input_error("--task-nodes must be at least 1"));
     }
     let db = database_for(&args.search, &spec.rules, &spec.root, Load::Now)?;
-    let mut options = args.search.options(&spec.root, db.as_ref())?;
+    let mut options = args.search.options(&spec.root, db.as_ref());
     // The deadline is the run's, not one search's: `work` sets it on every task.
     let deadline = options.deadline.take();
     let mut search = Search::new(spec.rules, db.as_ref(), &options)?;
@@ -274,7 +273,6 @@ fn status_text(status: &Status) -> String {
 }
 
 fn check(args: &CheckArgs) -> anyhow::Result<String> {
-    args.search.check()?;
     let tree = load(&args.dir)?;
     let spec = tree.spec().clone();
     let mut records = Vec::new();
@@ -287,7 +285,7 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
     let db = if args.sample > 0 { database_for(&args.search, &spec.rules, &spec.root, Load::Now)? } else { None };
     let mut search = match args.sample {
         0 => None,
-        _ => Some(Search::new(spec.rules, db.as_ref(), &args.search.options(&spec.root, db.as_ref())?)?),
+        _ => Some(Search::new(spec.rules, db.as_ref(), &args.search.options(&spec.root, db.as_ref()))?),
     };
     let report = proof::check(&spec, &records, search.as_mut(), args.sample, seed)?;
     let text = if args.json {

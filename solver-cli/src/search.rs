@@ -19,6 +19,7 @@ use kalah::search::{Search, SearchOptions};
 use serde_json::json;
 
 use crate::database::{Bars, DbArgs};
+use crate::limits;
 use crate::{RulesArgs, describe_start, input_error, parse_position_arg, parse_start, signed};
 
 /// How a search runs: its database, its memory and its time.
@@ -31,58 +32,28 @@ pub struct SearchArgs {
     pub no_db: bool,
     /// Transposition table size in MiB [default: sized to the search: 64 MiB at 24 seeds beyond
     /// the database, twice as much for every 3 seeds more, from 16 MiB to 1 GiB].
-    #[arg(long, value_name = "MIB")]
+    #[arg(long, value_name = "MIB", value_parser = limits::table_mib)]
     pub table_mb: Option<usize>,
     /// Give up (exit 1, no value) after this many seconds.
-    #[arg(long, value_name = "S")]
-    pub time_limit: Option<f64>,
+    #[arg(long, value_name = "S", value_parser = limits::seconds)]
+    pub time_limit: Option<Duration>,
     /// Search threads sharing the table (default: all cores).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = limits::threads)]
     pub threads: Option<usize>,
 }
 
-/// The thread count asked for, or every core.
-fn threads(asked: Option<usize>) -> anyhow::Result<usize> {
-    match asked {
-        Some(0) => Err(input_error("--threads must be at least 1")),
-        Some(n) => Ok(n),
-        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
-    }
-}
-
 impl SearchArgs {
-    /// Reports a bad option; commands call it before they load or build a database.
-    pub fn check(&self) -> anyhow::Result<()> {
-        self.deadline_and_threads().map(drop)
-    }
-
     /// The options of a search whose biggest position is `root`, over `database`; the time limit
     /// counts from now.
-    pub fn options(&self, root: &Position, database: Option<&Database>) -> anyhow::Result<SearchOptions> {
-        let (deadline, _) = self.deadline_and_threads()?;
-        Ok(self.setup()?.options(root, database, deadline))
+    pub fn options(&self, root: &Position, database: Option<&Database>) -> SearchOptions {
+        self.setup().options(root, database, self.time_limit.map(|limit| Instant::now() + limit))
     }
 
-    /// The engine's setup these options ask for (checked).
-    pub fn setup(&self) -> anyhow::Result<engine::Setup> {
-        let (_, threads) = self.deadline_and_threads()?;
+    /// The engine's setup these options ask for.
+    pub fn setup(&self) -> engine::Setup {
         let databases = Databases { root: self.db.db.clone(), enabled: !self.no_db };
-        Ok(engine::Setup { databases, table_mb: self.table_mb, threads })
-    }
-
-    /// Every option checked; the deadline (from now) and the thread count.
-    fn deadline_and_threads(&self) -> anyhow::Result<(Option<Instant>, usize)> {
-        let deadline = match self.time_limit {
-            Some(seconds) if !(seconds > 0.0 && seconds.is_finite()) => {
-                return Err(input_error(format!("--time-limit {seconds} is not a positive number of seconds")));
-            }
-            Some(seconds) => Some(Instant::now() + Duration::from_secs_f64(seconds)),
-            None => None,
-        };
-        if self.table_mb == Some(0) {
-            return Err(input_error("--table-mb must be at least 1"));
-        }
-        Ok((deadline, threads(self.threads)?))
+        let threads = self.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        engine::Setup { databases, table_mb: self.table_mb, threads }
     }
 }
 
@@ -107,7 +78,7 @@ pub fn database_for(
     position: &Position,
     when: Load,
 ) -> anyhow::Result<Option<Database>> {
-    Ok(args.setup()?.database(rules, position, when, &Shown::default())?)
+    Ok(args.setup().database(rules, position, when, &Shown::default())?)
 }
 
 /// Progress bars while a database is built, a spinner while one is read.
@@ -243,9 +214,8 @@ fn prepare(
     position: &Position,
     when: Load,
 ) -> anyhow::Result<(SearchOptions, Option<Database>)> {
-    args.check()?;
     let database = database_for(args, rules, position, when)?;
-    Ok((args.options(position, database.as_ref())?, database))
+    Ok((args.options(position, database.as_ref()), database))
 }
 
 pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
@@ -428,10 +398,10 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
         return Err(input_error(format!("at most {} houses per side", kalah::board::MAX_HOUSES)));
     }
     Position::start(*houses.end(), *seeds.end()).map_err(|err| input_error(err.to_string()))?;
-    let setup = args.search.setup()?;
+    let setup = args.search.setup();
     let path = grid::grid_path(&args.out, &rules);
     let bar = TaskBar::new("cells");
-    let time_limit = args.search.time_limit.map(Duration::from_secs_f64);
+    let time_limit = args.search.time_limit;
     let cells = grid::solve_grid(&rules, houses, seeds, &setup, time_limit, &path, &bar);
     bar.bar.finish_and_clear();
     let cells = cells?;
@@ -495,10 +465,10 @@ pub struct BenchArgs {
     no_db: bool,
     /// Transposition table size in MiB [default: sized to each search, as for `solve`; node
     /// counts repeat either way].
-    #[arg(long, value_name = "MIB")]
+    #[arg(long, value_name = "MIB", value_parser = limits::table_mib)]
     table_mb: Option<usize>,
     /// Search threads (node counts repeat only with one).
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = limits::threads)]
     threads: usize,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -518,7 +488,7 @@ const BENCH: [(&str, &str, bool); 6] = [
 ];
 
 pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
-    let threads = threads(Some(args.threads))?;
+    let threads = args.threads;
     let mut rows = Vec::new();
     let mut text = String::new();
     for (rules_name, start_text, needs_db) in BENCH {

@@ -21,7 +21,6 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use clap::Args;
-use kalah::database::DbError;
 use kalah::engine::kept::{Kept, KeptEngines};
 use kalah::rules::{RULE_SETS, Rules};
 use kalah::search::{Search, SearchError};
@@ -29,6 +28,7 @@ use kalah::{Position, Side};
 use serde_json::{Value, json};
 
 use crate::database::DbArgs;
+use crate::limits;
 use crate::search::as_object;
 
 #[derive(Args)]
@@ -41,13 +41,13 @@ pub struct ServeArgs {
     /// Seconds a request may search before it is answered 503. (Every move's exact value of the
     /// Kalah(6,4) start takes about 20 s on one core with the 24-seed database; the positions
     /// after it take less, as they share the table.)
-    #[arg(long, value_name = "S", default_value_t = 30.0)]
-    time_limit: f64,
+    #[arg(long, value_name = "S", default_value = "30", value_parser = limits::seconds)]
+    time_limit: Duration,
     /// Requests searched at the same time (default: all cores); others wait their turn.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = limits::threads)]
     workers: Option<usize>,
     /// Transposition table shared by the searches of each rule set and board size, in MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    #[arg(long, value_name = "MIB", default_value_t = 256, value_parser = limits::table_mib)]
     table_mb: usize,
     /// Use the databases' layers only up to this many seeds on the board.
     #[arg(long, value_name = "SEEDS")]
@@ -88,12 +88,6 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         (self.status, axum::Json(json!({ "error": self.message, "status": self.status.as_u16() }))).into_response()
-    }
-}
-
-impl From<DbError> for ApiError {
-    fn from(err: DbError) -> ApiError {
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("database: {err}"))
     }
 }
 
@@ -141,19 +135,10 @@ impl PositionQuery {
 }
 
 pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
-    if !(args.time_limit > 0.0 && args.time_limit.is_finite()) {
-        return Err(crate::input_error(format!(
-            "--time-limit {} is not a positive number of seconds",
-            args.time_limit
-        )));
-    }
-    if args.table_mb == 0 || args.workers == Some(0) {
-        return Err(crate::input_error("--table-mb and --workers must be at least 1"));
-    }
     let workers = args.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let service = Arc::new(Service {
         engines: KeptEngines::new(args.db.db.clone(), args.max_seeds, args.table_mb << 20),
-        time_limit: Duration::from_secs_f64(args.time_limit),
+        time_limit: args.time_limit,
         answers: Mutex::new(HashMap::new()),
         workers: tokio::sync::Semaphore::new(workers),
     });
@@ -290,7 +275,7 @@ impl Service {
     /// The database and table for `rules` and `houses`, and a search over them within the time
     /// limit.
     fn engine(&self, rules: &Rules, houses: usize) -> Result<Kept, ApiError> {
-        Ok(self.engines.get(rules, houses)?)
+        self.engines.get(rules, houses).map_err(|err| search_error(err, self.time_limit))
     }
 
     fn search<'k>(&self, rules: &Rules, kept: &'k Kept) -> Result<Search<'k>, ApiError> {

@@ -258,7 +258,7 @@ fn solve_reports_openings_a_principal_variation_and_the_work_done() {
 
     let output = kalah(&["solve", "4x4", "--time-limit", "0"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("--time-limit 0 is not a positive number"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("invalid value '0' for '--time-limit"), "{}", stderr(&output));
 }
 
 #[test]
@@ -311,4 +311,28 @@ fn bench_node_counts_repeat() {
     let sized = json(&["bench", "--no-db", "--json"]);
     assert_eq!(sized["results"][0]["table_mb"], 256);
     assert_eq!(sized["results"][0]["value"], 2);
+}
+
+#[test]
+fn numbers_that_would_overflow_or_exhaust_are_refused_with_exit_2() {
+    let refused = [
+        vec!["solve", "3x3", "--no-db", "--time-limit", "1e300"],
+        vec!["solve", "3x3", "--no-db", "--time-limit", "0"],
+        vec!["solve", "3x3", "--no-db", "--table-mb", "100000000000"],
+        vec!["solve", "3x3", "--no-db", "--threads", "100000"],
+        vec!["query", "0 3 0 1 2 4 5 1 0 2 0 1 1 6 S", "--no-db", "--time-limit", "inf"],
+        vec!["bench", "--no-db", "--threads", "0"],
+        vec!["probe-bench", "--positions", "18446744073709551615"],
+        vec!["build", "--houses", "3", "--max-seeds", "4", "--threads", "100000"],
+        vec!["serve", "--time-limit", "1e300"],
+        vec!["serve", "--table-mb", "0"],
+        // Refused while parsing, before the (missing) job or proof is looked at.
+        vec!["run", "/nonexistent/job.toml", "--checkpoint-minutes", "1e300"],
+        vec!["proof", "run", "/nonexistent/proof", "--time-limit=-5"],
+    ];
+    for args in refused {
+        let output = kalah(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        assert!(stderr(&output).contains("is not"), "{args:?}: {}", stderr(&output));
+    }
 }

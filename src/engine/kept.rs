@@ -45,7 +45,7 @@ impl KeptEngines {
 
     /// The database and table for `rules` and `houses`: made on first use, opening the database
     /// if there is one.
-    pub fn get(&self, rules: &Rules, houses: usize) -> Result<Kept, DbError> {
+    pub fn get(&self, rules: &Rules, houses: usize) -> Result<Kept, SearchError> {
         let key = (rules.for_values(), houses);
         let mut kept = self.lock();
         if let Some(found) = kept.get(&key) {
@@ -54,7 +54,7 @@ impl KeptEngines {
         let database = match Database::open(&self.root, rules, houses) {
             Ok(db) => Some(Arc::new(self.limit(db))),
             Err(DbError::NoDatabase { .. }) => None,
-            Err(err) => return Err(err),
+            Err(err) => return Err(err.into()),
         };
         // The rule overrides times the board sizes could ask for hundreds of tables, so the ones
         // without a database (cheap to make again) are let go first.
@@ -64,24 +64,24 @@ impl KeptEngines {
                 kept.clear();
             }
         }
-        let found = Kept { database, table: Arc::new(Table::with_bytes(self.table_bytes)) };
+        let found = Kept { database, table: Arc::new(self.table()?) };
         kept.insert(key, found.clone());
         Ok(found)
     }
 
     /// Opens and reads every database under the root now (checksums checked), telling
     /// `loading` about each before it is read.
-    pub fn preload(&self, mut loading: impl FnMut(&Database)) -> Result<(), DbError> {
+    pub fn preload(&self, mut loading: impl FnMut(&Database)) -> Result<(), SearchError> {
         let dirs = match Database::list(&self.root) {
             Ok(dirs) => dirs,
             Err(DbError::NoDatabase { .. }) => Vec::new(),
-            Err(err) => return Err(err),
+            Err(err) => return Err(err.into()),
         };
         for dir in dirs {
             let db = self.limit(Database::open_dir(&dir)?);
             loading(&db);
             db.verify_checksums()?;
-            let table = Arc::new(Table::with_bytes(self.table_bytes));
+            let table = Arc::new(self.table()?);
             self.lock().insert((*db.rules(), db.houses()), Kept { database: Some(Arc::new(db)), table });
         }
         Ok(())
@@ -98,6 +98,11 @@ impl KeptEngines {
     pub fn search<'k>(&self, rules: &Rules, kept: &'k Kept, deadline: Instant) -> Result<Search<'k>, SearchError> {
         let options = SearchOptions { table_bytes: self.table_bytes, deadline: Some(deadline), threads: 1 };
         Search::with_table(*rules, kept.database.as_deref(), Arc::clone(&kept.table), &options)
+    }
+
+    fn table(&self) -> Result<Table, SearchError> {
+        Table::with_bytes(self.table_bytes)
+            .map_err(|source| SearchError::TableMemory { bytes: self.table_bytes, source })
     }
 
     fn limit(&self, db: Database) -> Database {

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use serde::Deserialize;
 
 use super::{Interval, JobError, io_error};
-use crate::board::Position;
+use crate::board::{MAX_SEEDS, Position};
 use crate::moves::first_turns;
 use crate::notation::parse_start;
 use crate::rules::Rules;
@@ -41,14 +41,21 @@ impl FromStr for Compute {
             Some(at) => rest.split_at(at),
             None => return Err(bad()),
         };
-        let n: i32 = number.strip_prefix('+').unwrap_or(number).parse().map_err(|_| bad())?;
-        match op {
-            ">=" => Ok(Compute::AtLeast(n)),
-            ">" => Ok(Compute::AtLeast(n + 1)),
-            "<=" => Ok(Compute::AtMost(n)),
-            "<" => Ok(Compute::AtMost(n - 1)),
-            _ => Err(bad()),
+        let n: i64 = number.strip_prefix('+').unwrap_or(number).parse().map_err(|_| bad())?;
+        let (n, at_least) = match op {
+            ">=" => (n, true),
+            ">" => (n + 1, true),
+            "<=" => (n, false),
+            "<" => (n - 1, false),
+            _ => return Err(bad()),
+        };
+        // Values lie within ±MAX_SEEDS: a bound beyond that asks nothing a search could answer.
+        let max = i64::from(MAX_SEEDS);
+        if n.abs() > max {
+            return Err(format!("'{text}': a bound beyond ±{max} is beyond every value (the seeds in play)"));
         }
+        let n = n as i32;
+        Ok(if at_least { Compute::AtLeast(n) } else { Compute::AtMost(n) })
     }
 }
 

@@ -179,6 +179,14 @@ mod tests {
             assert!(bad.parse::<Compute>().is_err(), "{bad:?}");
         }
         assert_eq!(Compute::AtLeast(2).to_string().parse(), Ok(Compute::AtLeast(2)));
+        // Bounds beyond every value, near the integer limits or past them, are refused.
+        assert_eq!("value <= 255".parse(), Ok(Compute::AtMost(255)));
+        assert_eq!("value > -256".parse(), Ok(Compute::AtLeast(-255)));
+        for bad in ["value <= 2147483647", "value > 2147483647", "value < -2147483648", "value >= 256", "value > 255"] {
+            let err = bad.parse::<Compute>().unwrap_err();
+            assert!(err.contains("beyond every value"), "{bad}: {err}");
+        }
+        assert!("value >= 99999999999999999999".parse::<Compute>().is_err());
     }
 
     #[test]

@@ -76,6 +76,14 @@ pub enum SearchError {
         /// Moves on the longest lines searched.
         moves: usize,
     },
+    /// The system refused the memory for the transposition table.
+    #[error("cannot get {} MiB for the transposition table: {source}", bytes >> 20)]
+    TableMemory {
+        /// The table's size.
+        bytes: usize,
+        /// What the system said.
+        source: std::io::Error,
+    },
     /// The time limit passed before the value was proven.
     #[error("no exact value within the time limit ({nodes} nodes searched)")]
     TimeUp {
@@ -331,7 +339,9 @@ struct Horizon {
 impl<'db> Search<'db> {
     /// A search for `rules`, probing `database` when one is given (it must be for the same rules).
     pub fn new(rules: Rules, database: Option<&'db Database>, options: &SearchOptions) -> Result<Self, SearchError> {
-        let table = Arc::new(Table::with_bytes(options.table_bytes));
+        let table = Table::with_bytes(options.table_bytes)
+            .map_err(|source| SearchError::TableMemory { bytes: options.table_bytes, source })?;
+        let table = Arc::new(table);
         Search::with_table(rules, database, table, options)
     }
 

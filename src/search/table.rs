@@ -161,19 +161,19 @@ impl Table {
 
     /// A table using at most `bytes` of memory (at least one bucket), a power of two of buckets,
     /// in anonymous memory advised for huge pages: every probe is a random read, and with 4 KiB
-    /// pages it would also miss the TLB.
-    pub fn with_bytes(bytes: usize) -> Table {
+    /// pages it would also miss the TLB. Fails when the system refuses the memory.
+    pub fn with_bytes(bytes: usize) -> std::io::Result<Table> {
         let buckets = (bytes / Table::BUCKET_BYTES).max(1);
         let buckets = if buckets.is_power_of_two() { buckets } else { buckets.next_power_of_two() / 2 };
         let len = buckets * BUCKET_WORDS;
-        let mut memory = MmapOptions::new().len(len * 4).map_anon().expect("memory for the transposition table");
+        let mut memory = MmapOptions::new().len(len * 4).map_anon()?;
         #[cfg(target_os = "linux")]
         if len * 4 >= 2 << 20 {
             // Only a hint: without transparent huge pages everything still works.
             let _ = memory.advise(memmap2::Advice::HugePage);
         }
         let words = NonNull::new(memory.as_mut_ptr().cast::<AtomicU32>()).expect("a mapped address");
-        Table { _memory: memory, words, len, mask: buckets - 1 }
+        Ok(Table { _memory: memory, words, len, mask: buckets - 1 })
     }
 
     /// Makes the system back every page of the table now, on the threads of the current rayon
@@ -418,7 +418,7 @@ mod tests {
 
     #[test]
     fn bounds_tighten_and_costly_entries_survive() {
-        let table = Table::with_bytes(Table::BUCKET_BYTES);
+        let table = Table::with_bytes(Table::BUCKET_BYTES).unwrap();
         assert_eq!(table.bytes(), 64);
         table.store(k(7), -3, 10, 2, 1000);
         table.store(k(7), 0, 12, NO_MOVE, 10);
@@ -447,7 +447,7 @@ mod tests {
     /// 127, an upper one below -128 as -128, and the other side as no bound at all.
     #[test]
     fn bounds_beyond_a_byte_are_weakened() {
-        let table = Table::with_bytes(1 << 16);
+        let table = Table::with_bytes(1 << 16).unwrap();
         table.store(k(1), 150, 300, 3, 5);
         let high = table.probe(k(1)).unwrap();
         assert_eq!(high.lower, 127);
@@ -469,7 +469,7 @@ mod tests {
 
     #[test]
     fn touching_every_page_keeps_every_entry() {
-        let table = Table::with_bytes(1 << 16);
+        let table = Table::with_bytes(1 << 16).unwrap();
         let keys = (0..3000u128).map(|key| k(key * 7919));
         for (i, key) in keys.clone().enumerate() {
             table.store(key, -(i as i32 % 5), i as i32 % 9, (i % 6) as u8, i as u64);
@@ -485,12 +485,12 @@ mod tests {
     fn a_saved_table_loads_back_only_into_a_table_of_its_size_and_tag() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.table");
-        let table = Table::with_bytes(1 << 16);
+        let table = Table::with_bytes(1 << 16).unwrap();
         for key in 0..2000u128 {
             table.store(k(key * 977), -(key as i32 % 7), key as i32 % 11, (key % 6) as u8, key as u64);
         }
         table.save(&path, "standard|6").unwrap();
-        let copy = Table::with_bytes(1 << 16);
+        let copy = Table::with_bytes(1 << 16).unwrap();
         copy.load(&path, "standard|6").unwrap();
         for key in 0..2000u128 {
             assert_eq!(copy.probe(k(key * 977)), table.probe(k(key * 977)), "{key}");
@@ -502,7 +502,10 @@ mod tests {
         std::fs::write(&older_path, &older).unwrap();
         let refused = copy.load(&older_path, "standard|6").unwrap_err();
         assert!(refused.to_string().contains("another version of kalah (KALAHTT1"), "{refused}");
-        assert!(matches!(Table::with_bytes(1 << 17).load(&path, "standard|6"), Err(SnapshotError::Unusable { .. })));
+        assert!(matches!(
+            Table::with_bytes(1 << 17).unwrap().load(&path, "standard|6"),
+            Err(SnapshotError::Unusable { .. })
+        ));
         let mut bytes = std::fs::read(&path).unwrap();
         let middle = bytes.len() / 2;
         bytes[middle] ^= 1;
@@ -523,7 +526,7 @@ mod tests {
     fn threads_never_read_a_mixed_entry() {
         // Two writers hammer one bucket with entries whose bounds encode their key; readers must
         // only ever see matching pairs.
-        let table = Table::with_bytes(Table::BUCKET_BYTES);
+        let table = Table::with_bytes(Table::BUCKET_BYTES).unwrap();
         std::thread::scope(|scope| {
             for thread in 0..3u64 {
                 let table = &table;
@@ -540,5 +543,10 @@ mod tests {
                 });
             }
         });
+    }
+
+    #[test]
+    fn memory_the_system_refuses_is_an_error() {
+        assert!(Table::with_bytes(1 << 60).is_err(), "no machine maps an exbibyte");
     }
 }
