@@ -23,6 +23,7 @@ pub mod game;
 pub mod index;
 pub mod jobs;
 pub mod jsonl;
+pub mod lock;
 pub mod memory;
 pub mod moves;
 pub mod notation;

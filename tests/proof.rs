@@ -268,7 +268,9 @@ fn a_log_is_written_by_one_run_at_a_time() {
     let mut tree = load(dir.path());
     let options = RunOptions::with_task_nodes(2_000);
     let refused = proof::work(dir.path(), &mut tree, &mut search(Rules::STANDARD), &options, |_, _| {});
-    assert!(matches!(refused, Err(proof::ProofError::Locked { pid, .. }) if pid == std::process::id()));
+    assert!(
+        matches!(refused, Err(proof::ProofError::Locked(kalah::lock::LockError::Held { pid, .. })) if pid == std::process::id())
+    );
     assert!(matches!(proof::log::merge(dir.path()), Err(proof::ProofError::Locked { .. })));
     assert!(records(dir.path()).is_empty(), "nothing written");
     // A lock left by a process that is gone is taken over, and released at the end.

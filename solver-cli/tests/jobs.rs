@@ -288,3 +288,34 @@ fn bad_job_files_and_damaged_logs_are_reported() {
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(err.contains("good.tasks.jsonl line 1"), "{err}");
 }
+
+#[test]
+fn a_second_run_on_one_log_or_one_database_is_refused_naming_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    let job = write_job(dir.path(), "held", "[[item]]\nstart = \"3x3\"\n");
+    // This test's own process stands for a run that is still going.
+    let me = std::process::id().to_string();
+    std::fs::write(results.join("held.tasks.jsonl.lock"), &me).unwrap();
+    let output = kalah(&["run", job.to_str().unwrap(), "--results", results.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains(&format!("held.tasks.jsonl.lock is held by process {me}")), "{err}");
+    assert!(!results.join("held.csv").exists(), "nothing written");
+
+    let db = dir.path().join("db");
+    std::fs::create_dir_all(db.join("3h-standard")).unwrap();
+    std::fs::write(db.join("3h-standard/build.lock"), &me).unwrap();
+    let output = kalah(&["build", "--houses", "3", "--max-seeds", "4", "--db", db.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains(&format!("build.lock is held by process {me}")), "{err}");
+    assert!(!db.join("3h-standard/layer-0.kdb").exists(), "nothing built");
+
+    // A lock whose process is gone is taken over.
+    std::fs::write(db.join("3h-standard/build.lock"), "4294967295").unwrap();
+    let output = kalah(&["build", "--houses", "3", "--max-seeds", "4", "--db", db.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(!db.join("3h-standard/build.lock").exists(), "released");
+}

@@ -32,6 +32,9 @@ pub const DEFAULT_ROOT: &str = "data/db";
 /// Anything that keeps a database from answering. Never a panic: damaged files end up here.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
+    /// Another live process is building into the same directory.
+    #[error(transparent)]
+    Locked(#[from] crate::lock::LockError),
     /// No database for these rules and houses under the root directory.
     #[error("no database in {dir} (build one with `kalah build`)")]
     NoDatabase {

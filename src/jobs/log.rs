@@ -179,19 +179,22 @@ pub struct Log {
     path: PathBuf,
     file: crate::jsonl::Appender,
     proofs: Proofs,
+    _lock: crate::lock::FileLock,
 }
 
 impl Log {
     /// Opens (or creates) the log at `path`, dropping a last line cut short by a kill so that
     /// new records start on a line of their own.
+    /// Refused while another live process has it open (`LOG.lock`).
     pub fn open(path: &Path) -> Result<Log, JobError> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io_error(dir))?;
         }
+        let lock = crate::lock::FileLock::beside(path)?;
         let mut proofs = Proofs::default();
         proofs.read_log(path)?;
         let file = crate::jsonl::Appender::open(path).map_err(io_error(path))?;
-        Ok(Log { path: path.to_path_buf(), file, proofs })
+        Ok(Log { path: path.to_path_buf(), file, proofs, _lock: lock })
     }
 
     /// What the log proves.

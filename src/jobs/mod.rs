@@ -94,6 +94,9 @@ pub enum JobError {
         /// The contradiction.
         source: Box<JobError>,
     },
+    /// Another live run has the log open.
+    #[error(transparent)]
+    Locked(#[from] crate::lock::LockError),
     /// The search gave no answer (a time limit, a damaged database).
     #[error(transparent)]
     Search(#[from] SearchError),

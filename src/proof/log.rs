@@ -8,8 +8,8 @@
 //! [`ProofError::Conflict`].
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::{ProofError, io_error};
 use crate::board::Position;
 use crate::jobs::Shard;
+use crate::lock::FileLock;
 use crate::notation::parse_position;
 
 /// What settled a node.
@@ -231,51 +232,6 @@ pub fn read_log(path: &Path) -> Result<Vec<Record>, ProofError> {
     Tail::new(path.to_path_buf()).read_new()
 }
 
-/// The right to append to one log: `LOG.lock` holding this process's id, removed when dropped.
-/// A lock left by a process that is gone (killed) is taken over.
-#[derive(Debug)]
-pub struct LogLock {
-    path: PathBuf,
-}
-
-impl LogLock {
-    /// Takes the lock of the log at `log`, or says which live process holds it.
-    pub fn acquire(log: &Path) -> Result<LogLock, ProofError> {
-        let mut name = log.as_os_str().to_owned();
-        name.push(".lock");
-        let path = PathBuf::from(name);
-        for _ in 0..2 {
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(mut file) => {
-                    file.write_all(std::process::id().to_string().as_bytes()).map_err(io_error(&path))?;
-                    return Ok(LogLock { path });
-                }
-                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let holder = std::fs::read_to_string(&path).map_err(io_error(&path))?;
-                    match holder.trim().parse::<u32>() {
-                        Ok(pid) if process_is_alive(pid) => return Err(ProofError::Locked { path, pid }),
-                        // Left by a run that was killed (or cut short while writing its id).
-                        _ => std::fs::remove_file(&path).map_err(io_error(&path))?,
-                    }
-                }
-                Err(err) => return Err(ProofError::Io { path, source: err }),
-            }
-        }
-        Err(ProofError::Io { path, source: std::io::Error::other("the lock changed hands while being taken") })
-    }
-}
-
-impl Drop for LogLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-/// Whether process `pid` is running (where that cannot be told, it is taken to be).
-fn process_is_alive(pid: u32) -> bool {
-    if cfg!(target_os = "linux") { Path::new("/proc").join(pid.to_string()).exists() } else { true }
-}
-
 /// The task a run is working on, in `LOG.task` beside the log it appends to: one position, so
 /// that the other runs of the proof leave it to this one. Rewritten for every task and removed
 /// when dropped; a killed run's file stays, and the others take its task over once they have
@@ -366,9 +322,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ProofError> {
 pub fn merge(dir: &Path) -> Result<(Records, Vec<PathBuf>), ProofError> {
     let logs = logs_in(dir)?;
     // No run may append to a log while it is taken in (and, for a shard's, removed).
-    let _locks = logs.iter().map(|log| LogLock::acquire(log)).collect::<Result<Vec<_>, _>>()?;
+    let _locks = logs.iter().map(|log| FileLock::beside(log)).collect::<Result<Vec<_>, _>>()?;
     let merged = log_path(dir, None);
-    let _merged_lock = if logs.contains(&merged) { None } else { Some(LogLock::acquire(&merged)?) };
+    let _merged_lock = if logs.contains(&merged) { None } else { Some(FileLock::beside(&merged)?) };
     let mut records = Records::default();
     for log in &logs {
         for record in read_log(log)? {

@@ -107,15 +107,8 @@ pub enum ProofError {
         message: String,
     },
     /// Another run is writing the same log.
-    #[error(
-        "{path} is held by process {pid}: another run is writing this log (delete the file if that process is gone)"
-    )]
-    Locked {
-        /// The lock file.
-        path: PathBuf,
-        /// The process holding it, as the file says.
-        pid: u32,
-    },
+    #[error(transparent)]
+    Locked(#[from] crate::lock::LockError),
     /// The search failed (other than by running out of its budget or time).
     #[error(transparent)]
     Search(#[from] SearchError),

@@ -8,12 +8,11 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::log::{
-    Appender, Expansion, LogLock, Record, Settled, SettledBy, Tail, TaskNote, log_path, logs_in, task_notes_in,
-};
+use super::log::{Appender, Expansion, Record, Settled, SettledBy, Tail, TaskNote, log_path, logs_in, task_notes_in};
 use super::{Claim, ProofError, Tree, turn_text};
 use crate::board::Position;
 use crate::jobs::Shard;
+use crate::lock::FileLock;
 use crate::moves::first_turns;
 use crate::search::{Search, SearchError};
 
@@ -185,7 +184,7 @@ pub fn work(
 ) -> Result<RunReport, ProofError> {
     let own = log_path(dir, options.shard);
     let mut others = OtherRuns::new(dir, &own);
-    let _lock = LogLock::acquire(&own)?;
+    let _lock = FileLock::beside(&own)?;
     let note = TaskNote::new(&own);
     let mut log = Appender::open(&own)?;
     for record in super::log::read_log(&own)? {

@@ -97,6 +97,7 @@ pub fn build(
     let rules = rules.for_values();
     let dir = database_dir(root, &rules, houses);
     fs::create_dir_all(&dir).map_err(|source| DbError::Io { path: dir.clone(), source })?;
+    let _lock = crate::lock::FileLock::acquire(dir.join("build.lock"))?;
     let fast = fast::applies(&rules) && !options.reference_moves;
     let mut builder = Builder {
         rules,
