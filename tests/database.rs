@@ -238,3 +238,46 @@ fn the_fast_builder_path_writes_the_same_files_as_the_plain_move_generator() {
     }
     assert_eq!(combinations, 24);
 }
+
+/// Rewrites layer `path` with every value changed by `forge`, its checksums recomputed: a
+/// forgery the checksums cannot see.
+fn forge_layer(path: &Path, forge: impl FnOnce(&mut [u8])) {
+    use kalah::database::format::{self, Encoding, Header};
+    let bytes = fs::read(path).unwrap();
+    let (header, start) = Header::decode(path, &bytes).unwrap();
+    let mut values = vec![0u8; header.entries as usize];
+    match header.encoding {
+        Encoding::RawI8 => values.copy_from_slice(&bytes[start..]),
+        Encoding::ZstdI8 => format::decode_zstd(&bytes[start..], &mut values).unwrap(),
+    }
+    forge(&mut values);
+    let forged = Header {
+        encoding: Encoding::RawI8,
+        payload_len: values.len() as u64,
+        payload_checksum: format::checksum(&values),
+        ..header
+    };
+    fs::write(path, [forged.encode(), values].concat()).unwrap();
+}
+
+#[test]
+fn a_forged_value_beyond_the_seeds_is_refused_when_its_layer_is_read() {
+    let (root, path) = damaged_copy(8);
+    forge_layer(&path, |values| values[values.len() / 2] = 100);
+    let err = probe_eight_seeds(root.path()).unwrap_err();
+    assert!(err.to_string().contains("a value beyond ±8"), "{err}");
+}
+
+#[test]
+fn values_that_contradict_each_other_are_an_error_not_a_panic() {
+    use kalah::search::{Search, SearchError, SearchOptions};
+    let (root, path) = damaged_copy(8);
+    // Within range, so the layer loads; but no position of 8 seeds can force +8 everywhere.
+    forge_layer(&path, |values| values.fill(8));
+    let db = Database::open(root.path(), &Rules::STANDARD, 6).unwrap();
+    let options = SearchOptions { table_bytes: 1 << 20, deadline: None, threads: 1 };
+    let mut search = Search::new(Rules::STANDARD, Some(&db), &options).unwrap();
+    let position = parse_position("1 1 1 1 0 0 0 1 1 1 1 0 0 0 S").unwrap();
+    let err = search.principal_variation(&position).unwrap_err();
+    assert!(matches!(err, SearchError::Inconsistent { .. }), "{err}");
+}

@@ -17,6 +17,8 @@ use std::sync::OnceLock;
 
 use std::sync::atomic::AtomicU8;
 
+use rayon::prelude::*;
+
 use memmap2::{MmapMut, MmapOptions};
 
 use crate::board::Position;
@@ -298,6 +300,18 @@ fn load_values(path: &Path, header: &Header, mut file: File, start: u64) -> Resu
             format::decode_zstd(&payload, values.bytes_mut()).map_err(corrupt)?;
         }
     }
+    // A board value with s seeds on the board lies within ±s: a value beyond was forged.
+    let seeds = header.seeds;
+    let beyond = values
+        .bytes()
+        .par_chunks(1 << 16)
+        .any(|chunk| chunk.iter().any(|&v| usize::from((v as i8).unsigned_abs()) > seeds));
+    if beyond {
+        return Err(DbError::Corrupt {
+            path: path.to_path_buf(),
+            reason: format!("a value beyond ±{seeds}, the seeds on the board"),
+        });
+    }
     Ok(values)
 }
 
@@ -439,7 +453,6 @@ impl Database {
     /// Loads every layer now, in parallel on the current rayon pool (largest first), checking
     /// every checksum. A search calls it first, so that its probes never wait for a decompression.
     pub fn verify_checksums(&self) -> Result<(), DbError> {
-        use rayon::prelude::*;
         (0..self.layers.len()).into_par_iter().rev().try_for_each(|seeds| self.values(seeds).map(|_| ()))
     }
 

@@ -76,6 +76,14 @@ pub enum SearchError {
         /// Moves on the longest lines searched.
         moves: usize,
     },
+    /// No move keeps a position's proven value: the database's values contradict each other.
+    #[error(
+        "no move from {position} keeps its value: the database's values contradict each other (run `kalah verify`)"
+    )]
+    Inconsistent {
+        /// The position.
+        position: String,
+    },
     /// The system refused the memory for the transposition table.
     #[error("cannot get {} MiB for the transposition table: {source}", bytes >> 20)]
     TableMemory {
@@ -1051,7 +1059,9 @@ impl<'db> Search<'db> {
                     break;
                 }
             }
-            let (house, effect) = chosen.expect("some move reaches the position's exact value");
+            // Exact values always have a move that keeps them; none here means the database
+            // holds values that contradict each other (a forged or damaged layer).
+            let (house, effect) = chosen.ok_or_else(|| SearchError::Inconsistent { position: board.to_string() })?;
             guess = Some(effect.child_value(target));
             turn.push(house);
             if !effect.extra_turn {
