@@ -74,6 +74,9 @@ pub struct VerifyArgs {
     /// Positions per layer recomputed from the layers below.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     samples: u64,
+    /// Recompute every position (a progress bar shows how far it is).
+    #[arg(long, conflicts_with = "samples")]
+    full: bool,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N", value_parser = limits::threads)]
     threads: Option<usize>,
@@ -254,18 +257,28 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<String> {
     let mut text = String::new();
     let mut results = Vec::new();
     let mut failures = 0;
+    let samples = if args.full { u64::MAX } else { args.samples };
     for db in &databases {
-        let Verification { sampled: checked, mismatches } = pool.install(|| verify::verify(db, args.samples))?;
-        failures += mismatches.len();
+        let bar = ProgressBar::new(verify::positions_to_verify(db, samples)).with_style(
+            ProgressStyle::with_template("{spinner} recomputing {pos}/{len} positions [{elapsed_precise}] ETA {eta}")
+                .expect("a valid progress template"),
+        );
+        let found = pool.install(|| verify::verify(db, samples, &|n| bar.inc(n)));
+        bar.finish_and_clear();
+        let Verification { sampled: checked, mismatch_count, mismatches } = found?;
+        failures += mismatch_count;
+        let what = if args.full { "every position" } else { "sampled positions" };
         text += &format!(
-            "{}: checksums ok, {checked} sampled positions recomputed from the layers below, {} mismatches\n",
+            "{}: checksums ok, {checked} {what} recomputed from their successors, {mismatch_count} mismatches\n",
             db.dir().display(),
-            mismatches.len()
         );
         for Mismatch { position, stored, recomputed } in &mismatches {
             text += &format!("  {position}: stored {stored}, recomputed {recomputed}\n");
         }
-        results.push(json!({ "dir": db.dir(), "checksums": "ok", "sampled": checked, "mismatches": mismatches.len() }));
+        if mismatch_count > mismatches.len() as u64 {
+            text += &format!("  ... and {} more\n", mismatch_count - mismatches.len() as u64);
+        }
+        results.push(json!({ "dir": db.dir(), "checksums": "ok", "sampled": checked, "mismatches": mismatch_count }));
     }
     if failures > 0 {
         anyhow::bail!("{text}verification failed: {failures} mismatching positions");

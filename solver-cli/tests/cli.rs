@@ -177,6 +177,9 @@ fn build_info_verify_and_query_a_small_database() {
     let verify = json(&["verify", "--db", db, "--samples", "50", "--json"]);
     assert_eq!(verify["databases"][0]["mismatches"], 0);
     assert!(verify["databases"][0]["sampled"].as_u64().unwrap() > 300);
+    let full = json(&["verify", "--db", db, "--full", "--json"]);
+    assert_eq!(full["databases"][0]["mismatches"], 0);
+    assert!(full["databases"][0]["sampled"].as_u64().unwrap() > verify["databases"][0]["sampled"].as_u64().unwrap());
 
     // South (to move, store 5) against North (store 4); the reference solver says +3.
     let query = json(&["query", "--db", db, "--json", "1 0 2 1 5 0 3 1 0 4 S"]);
