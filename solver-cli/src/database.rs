@@ -267,9 +267,9 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<String> {
         bar.finish_and_clear();
         let Verification { sampled: checked, mismatch_count, mismatches } = found?;
         failures += mismatch_count;
-        let what = if args.full { "every position" } else { "sampled positions" };
+        let what = if args.full { "every position" } else { "sampled" };
         text += &format!(
-            "{}: checksums ok, {checked} {what} recomputed from their successors, {mismatch_count} mismatches\n",
+            "{}: checksums ok, {checked} positions ({what}) recomputed from their successors, {mismatch_count} mismatches\n",
             db.dir().display(),
         );
         for Mismatch { position, stored, recomputed } in &mismatches {
