@@ -104,6 +104,12 @@ pub fn parse_start(text: &str) -> Result<Position, ParseError> {
         let seeds: u32 = seeds
             .parse()
             .map_err(|_| ParseError::new(format!("'{trimmed}' is not MxN (houses x seeds, e.g. 6x4)"), span.clone()))?;
+        if seeds == 0 {
+            return Err(ParseError::new(
+                format!("'{trimmed}' has no seeds: a start needs at least one seed a house"),
+                span,
+            ));
+        }
         return Position::start(houses, seeds).map_err(|err| ParseError::new(err.to_string(), span));
     }
     parse_position(text)
@@ -353,6 +359,7 @@ mod tests {
         assert_eq!(parse_start(" 4x3 ").unwrap(), Position::start(4, 3).unwrap());
         assert!(parse_start("9x1").unwrap_err().message.contains("9 houses"));
         assert!(parse_start("6by4").is_err());
+        assert!(parse_start("4x0").unwrap_err().message.contains("no seeds"));
         assert!(parse_start("4 4 x").unwrap_err().message.contains("'x' is neither"));
     }
 

@@ -219,17 +219,23 @@ impl fmt::Display for Rules {
     }
 }
 
-/// A rule name or dimension value that is not known.
+/// A rule name or dimension value that is not known, or a rule spec that says a thing twice or
+/// out of place.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown {what} '{given}' (expected one of: {})", expected.join(", "))]
+#[error("{problem} {what} '{given}' (expected {}{})", if *problem == "unknown" { "one of: " } else { "" }, expected.join(", "))]
 pub struct UnknownRule {
+    /// What is wrong: "unknown", "repeated", "misplaced".
+    pub problem: &'static str,
     /// Which dimension (or "rule set").
     pub what: &'static str,
     /// The text given.
     pub given: String,
-    /// The accepted names.
+    /// What is accepted there.
     pub expected: Vec<&'static str>,
 }
+
+/// The rule dimensions a spec may override.
+const DIMENSIONS: [&str; 8] = ["capture", "end", "remaining", "sowing", "direction", "early-end", "extra-turn", "pie"];
 
 impl FromStr for Rules {
     type Err = UnknownRule;
@@ -238,21 +244,49 @@ impl FromStr for Rules {
     /// `bga`, `swedish`, `wetherell`; default `standard`) followed by `dimension=value` overrides,
     /// e.g. `bga capture=empty pie=on`. The text [`Rules::dimensions`] writes parses back.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let set_names = || RULE_SETS.iter().map(|(name, _)| *name).chain(["irving"]).collect();
+        if s.trim().is_empty() {
+            return Err(UnknownRule {
+                problem: "unknown",
+                what: "rule set",
+                given: String::new(),
+                expected: set_names(),
+            });
+        }
         let mut rules = Rules::STANDARD;
+        let mut seen: Vec<&str> = Vec::new();
         for (i, token) in s.split_whitespace().enumerate() {
             let Some((key, value)) = token.split_once('=') else {
                 rules = match Rules::named(token) {
                     Some(named) if i == 0 => named,
-                    _ => {
+                    Some(_) => {
                         return Err(UnknownRule {
+                            problem: "misplaced",
                             what: "rule set",
                             given: token.to_string(),
-                            expected: RULE_SETS.iter().map(|(name, _)| *name).chain(["irving"]).collect(),
+                            expected: vec!["one rule set name, first, then dimension=value overrides"],
+                        });
+                    }
+                    None => {
+                        return Err(UnknownRule {
+                            problem: "unknown",
+                            what: "rule set",
+                            given: token.to_string(),
+                            expected: set_names(),
                         });
                     }
                 };
                 continue;
             };
+            if seen.contains(&key) {
+                return Err(UnknownRule {
+                    problem: "repeated",
+                    what: "rule dimension",
+                    given: key.to_string(),
+                    expected: vec!["each dimension at most once"],
+                });
+            }
+            seen.push(key);
             match key {
                 "capture" => rules.capture = value.parse()?,
                 "end" => rules.end = value.parse()?,
@@ -264,18 +298,10 @@ impl FromStr for Rules {
                 "pie" => rules.pie = parse_on_off(value)?,
                 _ => {
                     return Err(UnknownRule {
+                        problem: "unknown",
                         what: "rule dimension",
                         given: key.to_string(),
-                        expected: vec![
-                            "capture",
-                            "end",
-                            "remaining",
-                            "sowing",
-                            "direction",
-                            "early-end",
-                            "extra-turn",
-                            "pie",
-                        ],
+                        expected: DIMENSIONS.to_vec(),
                     });
                 }
             }
@@ -289,7 +315,12 @@ pub fn parse_on_off(text: &str) -> Result<bool, UnknownRule> {
     match text.to_ascii_lowercase().as_str() {
         "on" => Ok(true),
         "off" => Ok(false),
-        _ => Err(UnknownRule { what: "switch", given: text.to_string(), expected: vec!["on", "off"] }),
+        _ => Err(UnknownRule {
+            problem: "unknown",
+            what: "switch",
+            given: text.to_string(),
+            expected: vec!["on", "off"],
+        }),
     }
 }
 
@@ -313,6 +344,7 @@ macro_rules! dimension_names {
                 let lower = s.to_ascii_lowercase();
                 Self::ALL.iter().find(|(_, name)| *name == lower).map(|(value, _)| *value).ok_or_else(|| {
                     UnknownRule {
+                        problem: "unknown",
                         what: $what,
                         given: s.to_string(),
                         expected: Self::ALL.iter().map(|(_, name)| *name).collect(),
@@ -373,7 +405,7 @@ mod tests {
     fn specs_override_a_named_set() {
         let rules: Rules = "bga capture=empty extra-turn=off".parse().unwrap();
         assert_eq!(rules, Rules { capture: Capture::Empty, extra_turn: false, ..Rules::BGA });
-        assert_eq!("".parse::<Rules>().unwrap(), Rules::STANDARD);
+        assert!("".parse::<Rules>().is_err(), "an empty spec is not standard by default");
         assert_eq!("capture=sideways".parse::<Rules>().unwrap_err().what, "capture rule");
         assert_eq!("colour=red".parse::<Rules>().unwrap_err().what, "rule dimension");
         assert_eq!("pie=maybe".parse::<Rules>().unwrap_err().what, "switch");
@@ -388,6 +420,17 @@ mod tests {
         let err = "sideways".parse::<Direction>().unwrap_err();
         assert_eq!(err.to_string(), "unknown direction 'sideways' (expected one of: ccw, cw)");
         assert_eq!("go-again".parse::<Sowing>().unwrap(), Sowing::GoAgain);
+    }
+
+    #[test]
+    fn a_spec_says_each_thing_once_and_in_its_place() {
+        let err = "".parse::<Rules>().unwrap_err();
+        assert!(err.to_string().starts_with("unknown rule set ''"), "{err}");
+        let err = "capture=empty capture=none".parse::<Rules>().unwrap_err();
+        assert_eq!(err.to_string(), "repeated rule dimension 'capture' (expected each dimension at most once)");
+        let err = "standard irving".parse::<Rules>().unwrap_err();
+        assert!(err.to_string().starts_with("misplaced rule set 'irving'"), "{err}");
+        assert!("bga capture=empty pie=on".parse::<Rules>().unwrap().pie);
     }
 
     #[test]

@@ -28,8 +28,8 @@ pub struct BuildArgs {
     /// Houses per side.
     #[arg(long, value_name = "M")]
     houses: usize,
-    /// Build every layer up to this many seeds on the board.
-    #[arg(long, value_name = "S")]
+    /// Build every layer up to this many seeds on the board (at most 100).
+    #[arg(long, value_name = "S", value_parser = |t: &str| limits::count(t, 0, kalah::index::MAX_LAYER_SEEDS as u64, "seeds").map(|n| n as usize))]
     max_seeds: usize,
     #[command(flatten)]
     rules: RulesArgs,

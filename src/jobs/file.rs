@@ -258,11 +258,17 @@ impl Job {
                 if compute == Compute::Value {
                     return Err(at("'openings' needs compute = openings or a bound test".to_string()));
                 }
+                if wanted.is_empty() {
+                    return Err(at("'openings' is empty: name at least one first turn, or leave it out".to_string()));
+                }
                 let legal: Vec<Vec<u8>> = item.first_turns().into_iter().map(|(m, _)| m).collect();
-                let mut chosen = Vec::new();
+                let mut chosen: Vec<Vec<u8>> = Vec::new();
                 for text in wanted {
                     let moves: Option<Vec<u8>> = text.split_whitespace().map(|t| t.parse().ok()).collect();
                     match moves.filter(|m| legal.contains(m)) {
+                        Some(moves) if chosen.contains(&moves) => {
+                            return Err(at(format!("'{text}' is named twice in 'openings'")));
+                        }
                         Some(moves) => chosen.push(moves),
                         None => {
                             let legal: Vec<String> = legal.iter().map(|m| moves_text(m)).collect();

@@ -227,6 +227,11 @@ mod tests {
                 "[[item]]\nstart = \"3x3\"\ncompute = \"openings\"\nopenings = [\"7\"]\n",
                 "item 1: '7' is not a first turn",
             ),
+            ("[[item]]\nstart = \"3x3\"\ncompute = \"openings\"\nopenings = []\n", "'openings' is empty"),
+            (
+                "[[item]]\nstart = \"3x3\"\ncompute = \"openings\"\nopenings = [\"2\", \" 2 \"]\n",
+                "' 2 ' is named twice",
+            ),
             ("[[item]]\nstart = \"3x3\"\nseeds = 4\n", "unknown field"),
             ("name = \"a/b\"\n[[item]]\nstart = \"3x3\"\n", "job name 'a/b'"),
             ("", "no [[item]]"),
