@@ -172,10 +172,26 @@ fn main() -> ExitCode {
             if err.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", error_text(&err));
             ExitCode::from(if err.is::<InputError>() { 2 } else { 1 })
         }
     }
+}
+
+/// The error with its causes, each said once: the library's errors name their cause in their
+/// own text already (`path: what the system said`), and its source repeats it.
+fn error_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            if !text.is_empty() {
+                text += ": ";
+            }
+            text += &cause;
+        }
+    }
+    text
 }
 
 pub(crate) fn write_stdout(text: &str) -> anyhow::Result<()> {

@@ -339,3 +339,14 @@ fn numbers_that_would_overflow_or_exhaust_are_refused_with_exit_2() {
         assert!(stderr(&output).contains("is not"), "{args:?}: {}", stderr(&output));
     }
 }
+
+#[test]
+fn a_system_error_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let output = kalah(&["info", "--db", file.join("db").to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert_eq!(err.matches("Not a directory").count(), 1, "{err}");
+}

@@ -356,7 +356,13 @@ impl Table {
     /// table's size and the same `tag`. On any error the table is left empty or as it was.
     pub fn load(&self, path: &std::path::Path, tag: &str) -> Result<(), SnapshotError> {
         use std::io::Read;
-        let io = |source| SnapshotError::Io { path: path.to_path_buf(), source };
+        let io = |source: std::io::Error| match source.kind() {
+            std::io::ErrorKind::UnexpectedEof => SnapshotError::Unusable {
+                path: path.to_path_buf(),
+                reason: "truncated: the file ends before the table does".into(),
+            },
+            _ => SnapshotError::Io { path: path.to_path_buf(), source },
+        };
         let unusable = |reason: String| SnapshotError::Unusable { path: path.to_path_buf(), reason };
         let mut file = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(path).map_err(io)?);
         let mut word = [0u8; 8];
@@ -518,7 +524,8 @@ mod tests {
         assert!(copy.probe(k(977)).is_some());
         let whole = std::fs::read(&path).unwrap();
         std::fs::write(&path, &whole[..whole.len() - 5000]).unwrap();
-        assert!(matches!(copy.load(&path, "standard|6"), Err(SnapshotError::Io { .. })));
+        let truncated = copy.load(&path, "standard|6").unwrap_err();
+        assert!(truncated.to_string().contains("truncated: the file ends"), "{truncated}");
         assert_eq!(copy.probe(k(977)), None, "a truncated snapshot leaves the table empty");
     }
 
