@@ -116,10 +116,16 @@ struct PositionQuery {
 }
 
 impl PositionQuery {
-    fn parse(query: Result<Query<HashMap<String, String>>, QueryRejection>) -> Result<PositionQuery, ApiError> {
-        let Query(params) = query.map_err(|err| ApiError::bad_request(err.body_text()))?;
-        if let Some(unknown) = params.keys().find(|key| !["pos", "rules"].contains(&key.as_str())) {
-            return Err(ApiError::bad_request(format!("unknown parameter '{unknown}': expected pos and rules")));
+    fn parse(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> Result<PositionQuery, ApiError> {
+        let Query(pairs) = query.map_err(|err| ApiError::bad_request(err.body_text()))?;
+        let mut params = HashMap::new();
+        for (key, value) in pairs {
+            if !["pos", "rules"].contains(&key.as_str()) {
+                return Err(ApiError::bad_request(format!("unknown parameter '{key}': expected pos and rules")));
+            }
+            if params.insert(key.clone(), value).is_some() {
+                return Err(ApiError::bad_request(format!("parameter '{key}' given twice")));
+            }
         }
         let text = params.get("pos").ok_or_else(|| {
             ApiError::bad_request("missing parameter pos: a position such as '4 4 4 4 4 4 0 4 4 4 4 4 4 0 S'")
@@ -192,7 +198,7 @@ async fn shutdown() {
 
 async fn position(
     State(service): State<Arc<Service>>,
-    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
     let query = PositionQuery::parse(query)?;
     service.run(move |service| service.remembered("position", &query, Service::analyse)).await
@@ -200,7 +206,7 @@ async fn position(
 
 async fn mainline(
     State(service): State<Arc<Service>>,
-    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
     let query = PositionQuery::parse(query)?;
     service.run(move |service| service.remembered("mainline", &query, Service::mainline)).await

@@ -163,13 +163,14 @@ fn bad_requests_are_400_with_a_message_and_the_page_is_served() {
     let server = Server::start(root.path(), &[]);
     let client = agent();
     let url = format!("{}/api/v1/position", server.url);
-    let cases: [(&[(&str, &str)], &str); 6] = [
+    let cases: [(&[(&str, &str)], &str); 7] = [
         (&[], "missing parameter pos"),
         (&[("pos", "3 3 3 x 0 0 S")], "bad position"),
         (&[("pos", "3 3 3 3 0 3 3 3 3 0 W")], "bad position"),
         (&[("pos", "3 3 0 S")], "bad position"),
         (&[("pos", "3 3 3 3 0 3 3 3 3 0 S"), ("rules", "chess")], "unknown rule set 'chess'"),
         (&[("pos", "3 3 3 3 0 3 3 3 3 0 S"), ("depth", "3")], "unknown parameter 'depth'"),
+        (&[("pos", "3 3 3 3 0 3 3 3 3 0 S"), ("pos", "3 3 3 3 0 3 3 3 3 0 N")], "parameter 'pos' given twice"),
     ];
     for (query, expected) in cases {
         let (status, body) = get_json(&client, &url, query);

@@ -143,6 +143,9 @@ impl Header {
         if xxh3_64(&bytes[..header_len - 8]) != stored {
             return Err(corrupt("header checksum mismatch".to_string()));
         }
+        if bytes[18..24] != [0; 6] {
+            return Err(corrupt("reserved header bytes 18..24 are not zero (written by another format?)".to_string()));
+        }
         let checksum_name = read_name(&bytes[56..72]);
         if checksum_name != CHECKSUM {
             return Err(corrupt(format!("unknown checksum algorithm '{checksum_name}'")));
@@ -342,6 +345,14 @@ mod tests {
             Header::decode(Path::new("x"), &version),
             Err(DbError::UnsupportedVersion { version: 9, .. })
         ));
+        // A reserved byte set, the header's checksum made to match: still refused.
+        let mut reserved = bytes.clone();
+        reserved[20] = 1;
+        let end = reserved.len() - 8;
+        let checksum = xxh3_64(&reserved[..end]).to_le_bytes();
+        reserved[end..].copy_from_slice(&checksum);
+        let err = Header::decode(Path::new("x"), &reserved).unwrap_err();
+        assert!(err.to_string().contains("reserved header bytes"), "{err}");
     }
 
     #[test]
