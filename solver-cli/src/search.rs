@@ -110,6 +110,10 @@ impl Preparation for Shown {
         );
     }
 
+    fn not_built(&self, dir: &std::path::Path, why: &DbError) {
+        eprintln!("warning: no database built in {} ({why}); searching without it", dir.display());
+    }
+
     fn loading(&self, _dir: &std::path::Path) {
         *self.spinner.lock().expect("spinner lock") = Some(spinner("loading the endgame database"));
     }
@@ -156,6 +160,10 @@ impl Progress for TaskBar {
 impl Preparation for TaskBar {
     fn building(&self, dir: &std::path::Path, houses: usize, max_seeds: usize) {
         self.preparation.building(dir, houses, max_seeds);
+    }
+
+    fn not_built(&self, dir: &std::path::Path, why: &DbError) {
+        self.preparation.not_built(dir, why);
     }
 
     fn loading(&self, dir: &std::path::Path) {

@@ -70,6 +70,8 @@ pub trait Preparation: Progress {
     /// The default database for `houses` houses up to `max_seeds` seeds is about to be built in
     /// `dir`.
     fn building(&self, _dir: &Path, _houses: usize, _max_seeds: usize) {}
+    /// The database for `dir` could not be built (`why`); the search goes on without it.
+    fn not_built(&self, _dir: &Path, _why: &DbError) {}
     /// The database in `dir` is being read whole.
     fn loading(&self, _dir: &Path) {}
     /// It has been read.
@@ -112,7 +114,8 @@ pub fn database_for(
         // Under cycles a small database is extended below to cover the position: the search
         // through repetitions keeps no line-dependent result, so it pays to avoid it.
         Ok(db) if !rules.has_cycles() || db.max_seeds() >= needed => return Ok(Some(load(db)?)),
-        Ok(_) | Err(DbError::NoDatabase { .. }) => {}
+        // None there, or none readable: a database is built below when it pays.
+        Ok(_) | Err(DbError::NoDatabase { .. } | DbError::Io { .. }) => {}
         Err(err) => return Err(err),
     }
     // The ways to spread the seeds over the houses track what a search without a database costs:
@@ -133,10 +136,19 @@ pub fn database_for(
             _ => return Ok(None),
         }
     };
-    report.building(&crate::database::database_dir(&databases.root, rules, houses), houses, max_seeds);
+    let dir = crate::database::database_dir(&databases.root, rules, houses);
+    report.building(&dir, houses, max_seeds);
     let options = BuildOptions { max_seeds, compress: true, reference_moves: false };
-    build::build(&databases.root, rules, houses, &options, report)?;
-    Ok(Some(load(Database::open(&databases.root, rules, houses)?)?))
+    match build::build(&databases.root, rules, houses, &options, report) {
+        Ok(_) => Ok(Some(load(Database::open(&databases.root, rules, houses)?)?)),
+        // A place the database cannot be written (or is being built by another run) costs
+        // time, never the answer: the search does without.
+        Err(err @ (DbError::Io { .. } | DbError::Locked(_))) => {
+            report.not_built(&dir, &err);
+            Ok(None)
+        }
+        Err(err) => Err(err),
+    }
 }
 
 /// Reads every layer of `db` (checksums checked) so that a search never waits for a
@@ -216,6 +228,11 @@ mod tests {
         // Opened again, not built again.
         let again = database_for(&databases(root.path(), true), &rules, &start, Load::Now, &Quietly).unwrap();
         assert_eq!(again.map(|db| db.max_seeds()), Some(8));
+        // Where nothing can be written, the search does without.
+        let file = root.path().join("a-file");
+        std::fs::write(&file, "").unwrap();
+        let none = database_for(&databases(&file, true), &rules, &start, Load::Now, &Quietly).unwrap();
+        assert!(none.is_none(), "no database, no error");
     }
 
     #[test]
