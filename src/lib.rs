@@ -1,11 +1,14 @@
 //! Exact solving of Kalah (mancala).
 //!
 //! The modules follow the data flow: [`rules`] (the rule systems as one explicit value) →
-//! [`board`] (positions and moves) → [`moves`] (what a move does to values) → [`notation`] (text forms) → [`game`] (played games and
-//! replays) → [`answer`] (what a solve or a query reports) → [`solve`] (the exact reference solver) → [`index`] (dense layer indexes) →
-//! [`database`] (endgame databases: build, file format, probing) → [`search`] (MTD(f) search
-//! probing the databases) → [`engine`] (the database and table a search gets) → [`jobs`] and [`proof`] (batch solves and proofs that grow across
-//! runs and machines); [`published`] holds the published values they must reproduce.
+//! [`board`] (positions and moves) → [`moves`] (what a move does to values) → [`notation`] (text
+//! forms) → [`game`] (played games and replays) → [`answer`] (what a solve or a query reports) →
+//! [`solve`] (the exact reference solver) → [`index`] (dense layer indexes) → [`database`]
+//! (endgame databases: build, file format, probing, verification) → [`search`] (MTD(f) search
+//! probing the databases) → [`engine`] (the database and table a search gets, and what a service
+//! keeps) → [`jobs`] and [`proof`] (batch solves and proofs that grow across runs and machines).
+//! [`published`] holds the published values they must reproduce; [`atomic`], [`jsonl`],
+//! [`lock`] and [`memory`] are the file and machine helpers they share.
 //!
 //! One value convention holds everywhere: a value is the final store difference *for the side to
 //! move* under perfect play, each side maximising its own final margin.
