@@ -49,6 +49,10 @@ pub struct ServeArgs {
     /// Transposition table shared by the searches of each rule set and board size, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 256, value_parser = limits::table_mib)]
     table_mb: usize,
+    /// The tables of all rule sets and board sizes together, in MiB: a client naming one kind
+    /// after another makes the server let the oldest tables go rather than grow past this.
+    #[arg(long, value_name = "MIB", default_value_t = 4096, value_parser = limits::table_mib)]
+    max_table_memory_mb: usize,
     /// Use the databases' layers only up to this many seeds on the board.
     #[arg(long, value_name = "SEEDS")]
     max_seeds: Option<usize>,
@@ -143,7 +147,12 @@ impl PositionQuery {
 pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
     let workers = args.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let service = Arc::new(Service {
-        engines: KeptEngines::new(args.db.db.clone(), args.max_seeds, args.table_mb << 20),
+        engines: KeptEngines::new(
+            args.db.db.clone(),
+            args.max_seeds,
+            args.table_mb << 20,
+            args.max_table_memory_mb << 20,
+        ),
         time_limit: args.time_limit,
         answers: Mutex::new(HashMap::new()),
         workers: tokio::sync::Semaphore::new(workers),
@@ -173,6 +182,12 @@ fn router(service: Arc<Service>) -> Router {
         .route("/api/v1/mainline", get(mainline))
         .route("/api/v1/rules", get(rule_sets))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page: the API is under /api/v1/") })
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "only GET is served: the API reads, it never changes anything",
+            )
+        })
         .with_state(service)
 }
 

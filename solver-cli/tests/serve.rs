@@ -177,6 +177,10 @@ fn bad_requests_are_400_with_a_message_and_the_page_is_served() {
         assert_eq!(status, 400, "{query:?}: {body}");
         assert!(body["error"].as_str().unwrap().contains(expected), "{query:?}: {body}");
     }
+    let mut posted = client.post(&url).send_empty().unwrap();
+    assert_eq!(posted.status().as_u16(), 405);
+    let body: serde_json::Value = serde_json::from_str(&posted.body_mut().read_to_string().unwrap()).unwrap();
+    assert!(body["error"].as_str().unwrap().contains("only GET"), "{body}");
     let (status, body) = get_json(&client, &format!("{}/api/v2/position", server.url), &[]);
     assert_eq!(status, 404);
     assert!(body["error"].as_str().unwrap().contains("/api/v1/"));

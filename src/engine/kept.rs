@@ -21,21 +21,22 @@ pub struct Kept {
     pub table: Arc<Table>,
 }
 
-/// Kinds kept at once: each holds a table of the configured size.
-const MAX_KEPT: usize = 16;
-
 /// The [`Kept`] database and table of every rule set and board size asked for so far.
 pub struct KeptEngines {
     root: PathBuf,
     max_seeds: Option<usize>,
     table_bytes: usize,
+    /// Kinds kept at once: their tables together stay within the memory allowed.
+    max_kept: usize,
     kept: Mutex<HashMap<(Rules, usize), Kept>>,
 }
 
 impl KeptEngines {
-    /// Databases under `root` (used up to `max_seeds` seeds when given), tables of `table_bytes`.
-    pub fn new(root: PathBuf, max_seeds: Option<usize>, table_bytes: usize) -> KeptEngines {
-        KeptEngines { root, max_seeds, table_bytes, kept: Mutex::new(HashMap::new()) }
+    /// Databases under `root` (used up to `max_seeds` seeds when given), tables of `table_bytes`,
+    /// all of them together within `tables_bytes` (at least one table is kept).
+    pub fn new(root: PathBuf, max_seeds: Option<usize>, table_bytes: usize, tables_bytes: usize) -> KeptEngines {
+        let max_kept = (tables_bytes / table_bytes.max(1)).max(1);
+        KeptEngines { root, max_seeds, table_bytes, max_kept, kept: Mutex::new(HashMap::new()) }
     }
 
     /// Where the databases are.
@@ -58,9 +59,9 @@ impl KeptEngines {
         };
         // The rule overrides times the board sizes could ask for hundreds of tables, so the ones
         // without a database (cheap to make again) are let go first.
-        if kept.len() >= MAX_KEPT {
+        if kept.len() >= self.max_kept {
             kept.retain(|_, found| found.database.is_some());
-            if kept.len() >= MAX_KEPT {
+            if kept.len() >= self.max_kept {
                 kept.clear();
             }
         }
@@ -129,7 +130,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let options = BuildOptions { max_seeds: 8, compress: true, reference_moves: false };
         build::build(root.path(), &Rules::STANDARD, 3, &options, &Quietly).unwrap();
-        let engines = KeptEngines::new(root.path().to_path_buf(), Some(5), 1 << 20);
+        let engines = KeptEngines::new(root.path().to_path_buf(), Some(5), 1 << 20, 16 << 20);
         let first = engines.get(&Rules::STANDARD, 3).unwrap();
         assert_eq!(first.database.as_ref().map(|db| db.max_seeds()), Some(5), "limited to 5 seeds");
         // The pie rule does not change values: the same database and table serve it.
@@ -138,6 +139,17 @@ mod tests {
         let without = engines.get(&Rules::STANDARD, 4).unwrap();
         assert!(without.database.is_none() && !Arc::ptr_eq(&first.table, &without.table));
         assert_eq!(engines.on_disk().iter().map(|db| (db.houses(), db.max_seeds())).collect::<Vec<_>>(), [(3, 5)]);
+        // Room for 4 tables of 1 MiB: more kinds let the ones without a database go first.
+        let small = KeptEngines::new(root.path().to_path_buf(), None, 1 << 20, 4 << 20);
+        let with_database = small.get(&Rules::STANDARD, 3).unwrap();
+        for houses in 4..=6 {
+            for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE, Rules::BGA] {
+                small.get(&rules, houses).unwrap();
+                assert!(small.lock().len() <= 4, "within the memory allowed");
+            }
+        }
+        let again = small.get(&Rules::STANDARD, 3).unwrap();
+        assert!(Arc::ptr_eq(&with_database.table, &again.table), "the kind with a database was kept");
         let start = Position::start(3, 1).unwrap();
         let mut search =
             engines.search(&Rules::STANDARD, &first, Instant::now() + std::time::Duration::from_secs(60)).unwrap();
