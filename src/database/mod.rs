@@ -385,8 +385,9 @@ impl Database {
         let mut layers = Vec::with_capacity(largest + 1);
         for seeds in 0..=largest {
             let path = layer_path(&dir, seeds);
-            let (header, file, _) = open_layer(&path, &rules, houses, seeds)?;
-            let file_len = file.metadata().map_err(|source| DbError::Io { path: path.clone(), source })?.len();
+            // `open_layer` checked that the file ends where the payload does.
+            let (header, _, payload_start) = open_layer(&path, &rules, houses, seeds)?;
+            let file_len = payload_start + header.payload_len;
             layers.push(LayerFile {
                 layer: Layer::new(&rules, houses, seeds),
                 path,

@@ -65,7 +65,7 @@ impl KeptEngines {
                 kept.clear();
             }
         }
-        let found = Kept { database, table: Arc::new(self.table()?) };
+        let found = Kept { database, table: Arc::new(Table::for_search(self.table_bytes)?) };
         kept.insert(key, found.clone());
         Ok(found)
     }
@@ -82,7 +82,7 @@ impl KeptEngines {
             let db = self.limit(Database::open_dir(&dir)?);
             loading(&db);
             db.verify_checksums()?;
-            let table = Arc::new(self.table()?);
+            let table = Arc::new(Table::for_search(self.table_bytes)?);
             self.lock().insert((*db.rules(), db.houses()), Kept { database: Some(Arc::new(db)), table });
         }
         Ok(())
@@ -99,11 +99,6 @@ impl KeptEngines {
     pub fn search<'k>(&self, rules: &Rules, kept: &'k Kept, deadline: Instant) -> Result<Search<'k>, SearchError> {
         let options = SearchOptions { table_bytes: self.table_bytes, deadline: Some(deadline), threads: 1 };
         Search::with_table(*rules, kept.database.as_deref(), Arc::clone(&kept.table), &options)
-    }
-
-    fn table(&self) -> Result<Table, SearchError> {
-        Table::with_bytes(self.table_bytes)
-            .map_err(|source| SearchError::TableMemory { bytes: self.table_bytes, source })
     }
 
     fn limit(&self, db: Database) -> Database {

@@ -347,9 +347,7 @@ struct Horizon {
 impl<'db> Search<'db> {
     /// A search for `rules`, probing `database` when one is given (it must be for the same rules).
     pub fn new(rules: Rules, database: Option<&'db Database>, options: &SearchOptions) -> Result<Self, SearchError> {
-        let table = Table::with_bytes(options.table_bytes)
-            .map_err(|source| SearchError::TableMemory { bytes: options.table_bytes, source })?;
-        let table = Arc::new(table);
+        let table = Arc::new(Table::for_search(options.table_bytes)?);
         Search::with_table(rules, database, table, options)
     }
 

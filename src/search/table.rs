@@ -30,6 +30,7 @@ use std::sync::atomic::{AtomicU32, Ordering, fence};
 
 use memmap2::{MmapMut, MmapOptions};
 
+use super::SearchError;
 use crate::board::Position;
 
 /// No move recorded.
@@ -161,7 +162,8 @@ impl Table {
 
     /// A table using at most `bytes` of memory (at least one bucket), a power of two of buckets,
     /// in anonymous memory advised for huge pages: every probe is a random read, and with 4 KiB
-    /// pages it would also miss the TLB. Fails when the system refuses the memory.
+    /// pages it would also miss the TLB. Fails when the system refuses the memory (see
+    /// [`Table::for_search`]).
     pub fn with_bytes(bytes: usize) -> std::io::Result<Table> {
         let buckets = (bytes / Table::BUCKET_BYTES).max(1);
         let buckets = if buckets.is_power_of_two() { buckets } else { buckets.next_power_of_two() / 2 };
@@ -174,6 +176,11 @@ impl Table {
         }
         let words = NonNull::new(memory.as_mut_ptr().cast::<AtomicU32>()).expect("a mapped address");
         Ok(Table { _memory: memory, words, len, mask: buckets - 1 })
+    }
+
+    /// [`Table::with_bytes`], a refusal being the search's [`SearchError::TableMemory`].
+    pub fn for_search(bytes: usize) -> Result<Table, SearchError> {
+        Table::with_bytes(bytes).map_err(|source| SearchError::TableMemory { bytes, source })
     }
 
     /// Makes the system back every page of the table now, on the threads of the current rayon
