@@ -8,7 +8,7 @@ use clap::Args;
 use kalah::jobs::{self, Compute, ItemResult, Job, JobError, Shard};
 use serde_json::json;
 
-use crate::search::{SearchArgs, TaskBar};
+use crate::search::{SearchArgs, Shown};
 use crate::{input_error, limits};
 
 #[derive(Args)]
@@ -65,9 +65,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
         task_time_limit: args.search.time_limit,
         checkpoint_every: (minutes > 0.0).then(|| Duration::from_secs_f64(minutes * 60.0)),
     };
-    let bar = TaskBar::new("tasks");
+    let bar = Shown::counting("tasks");
     let report = jobs::run(&job, &setup, &options, &bar);
-    bar.bar.finish_and_clear();
+    bar.tasks.finish_and_clear();
     let report = report?;
     let text = if args.json {
         format!(

@@ -81,11 +81,30 @@ pub fn database_for(
     Ok(args.setup().database(rules, position, when, &Shown::default())?)
 }
 
-/// Progress bars while a database is built, a spinner while one is read.
-#[derive(Default)]
+/// Progress bars while a database is built, a spinner while one is read; for a run, a bar over
+/// its tasks (or cells), hidden while a database is built or read (whose own progress shows then).
 pub struct Shown {
     bars: Bars,
     spinner: std::sync::Mutex<Option<ProgressBar>>,
+    /// The run's bar over its tasks (hidden when there is no run).
+    pub tasks: ProgressBar,
+}
+
+impl Default for Shown {
+    fn default() -> Shown {
+        Shown { bars: Bars::default(), spinner: std::sync::Mutex::new(None), tasks: ProgressBar::hidden() }
+    }
+}
+
+impl Shown {
+    /// Progress with a bar counting `what` (tasks, cells).
+    pub fn counting(what: &str) -> Shown {
+        let template = format!("{{spinner}} {what} {{pos}}/{{len}} [{{elapsed_precise}}] ETA {{eta}} {{msg}}");
+        let tasks =
+            ProgressBar::new(0).with_style(ProgressStyle::with_template(&template).expect("a valid progress template"));
+        tasks.enable_steady_tick(Duration::from_millis(200));
+        Shown { tasks, ..Shown::default() }
+    }
 }
 
 impl Progress for Shown {
@@ -125,83 +144,33 @@ impl Preparation for Shown {
     }
 }
 
-/// A run's progress: a bar over its tasks (or cells), hidden while a database is built or read
-/// (whose own progress shows then).
-pub struct TaskBar {
-    pub bar: ProgressBar,
-    preparation: Shown,
-}
-
-impl TaskBar {
-    /// A bar counting `what` (tasks, cells).
-    pub fn new(what: &str) -> TaskBar {
-        let template = format!("{{spinner}} {what} {{pos}}/{{len}} [{{elapsed_precise}}] ETA {{eta}} {{msg}}");
-        let bar =
-            ProgressBar::new(0).with_style(ProgressStyle::with_template(&template).expect("a valid progress template"));
-        bar.enable_steady_tick(Duration::from_millis(200));
-        TaskBar { bar, preparation: Shown::default() }
-    }
-}
-
-impl Progress for TaskBar {
-    fn layer_started(&self, seeds: usize, positions: u64) {
-        self.preparation.layer_started(seeds, positions);
-    }
-
-    fn advanced(&self, positions: u64) {
-        self.preparation.advanced(positions);
-    }
-
-    fn layer_finished(&self, report: &LayerReport) {
-        self.preparation.layer_finished(report);
-    }
-}
-
-impl Preparation for TaskBar {
-    fn building(&self, dir: &std::path::Path, houses: usize, max_seeds: usize) {
-        self.preparation.building(dir, houses, max_seeds);
-    }
-
-    fn not_built(&self, dir: &std::path::Path, why: &DbError) {
-        self.preparation.not_built(dir, why);
-    }
-
-    fn loading(&self, dir: &std::path::Path) {
-        self.preparation.loading(dir);
-    }
-
-    fn loaded(&self) {
-        self.preparation.loaded();
-    }
-}
-
-impl RunProgress for TaskBar {
+impl RunProgress for Shown {
     fn pending(&self, tasks: usize) {
-        self.bar.set_length(tasks as u64);
+        self.tasks.set_length(tasks as u64);
     }
 
     fn preparing(&self) {
-        self.bar.set_draw_target(ProgressDrawTarget::hidden());
+        self.tasks.set_draw_target(ProgressDrawTarget::hidden());
     }
 
     fn prepared(&self) {
-        self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        self.tasks.set_draw_target(ProgressDrawTarget::stderr());
     }
 
     fn note(&self, message: &str) {
-        self.bar.suspend(|| eprintln!("{message}"));
+        self.tasks.suspend(|| eprintln!("{message}"));
     }
 
     fn task_started(&self, description: &str) {
-        self.bar.set_message(description.to_string());
+        self.tasks.set_message(description.to_string());
     }
 
     fn task_unsettled(&self, description: &str, why: &str) {
-        self.bar.suspend(|| eprintln!("{description}: {why}"));
+        self.tasks.suspend(|| eprintln!("{description}: {why}"));
     }
 
     fn task_done(&self) {
-        self.bar.inc(1);
+        self.tasks.inc(1);
     }
 }
 
@@ -408,10 +377,10 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
     Position::start(*houses.end(), *seeds.end()).map_err(|err| input_error(err.to_string()))?;
     let setup = args.search.setup();
     let path = grid::grid_path(&args.out, &rules);
-    let bar = TaskBar::new("cells");
+    let bar = Shown::counting("cells");
     let time_limit = args.search.time_limit;
     let cells = grid::solve_grid(&rules, houses, seeds, &setup, time_limit, &path, &bar);
-    bar.bar.finish_and_clear();
+    bar.tasks.finish_and_clear();
     let cells = cells?;
     let count = |status: CellStatus| cells.iter().filter(|c| c.status == status).count();
     let mismatches = count(CellStatus::Mismatch);
