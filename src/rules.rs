@@ -162,6 +162,12 @@ impl Rules {
         Rules { pie: false, early_end: EarlyEnd::None, ..*self }
     }
 
+    /// Whether every board value of a position with s seeds on the board has the parity of s:
+    /// when every seed ends in one store or the other, the two sides' gains add up to s.
+    pub fn values_share_parity(&self) -> bool {
+        self.remaining == Remaining::Owner
+    }
+
     /// Every dimension with its value's name, in a fixed order.
     pub fn settings(&self) -> [(&'static str, &'static str); 8] {
         [

@@ -5,6 +5,7 @@ use std::fs;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use kalah::database::Layout;
 use kalah::database::build::{self, BuildOptions, LayerReport, Progress, Silent};
 use kalah::database::{Database, DbError, database_dir, layer_path};
 use kalah::index::Layer;
@@ -190,7 +191,7 @@ fn an_interrupted_build_resumes_and_produces_identical_files() {
     build_db(fresh.path(), &rules, 6, 11);
 
     let resumed = tempfile::tempdir().unwrap();
-    let options = BuildOptions { max_seeds: 11, compress: true, reference_moves: false };
+    let options = BuildOptions { max_seeds: 11, compress: true, reference_moves: false, layout: Layout::Packed };
     let err = build::build(resumed.path(), &rules, 6, &options, &StopAfter(7, AtomicBool::new(false))).unwrap_err();
     assert!(matches!(err, DbError::Interrupted { last_complete: Some(7) }), "{err}");
     let dir = database_dir(resumed.path(), &rules, 6);
@@ -221,7 +222,9 @@ fn the_fast_builder_path_writes_the_same_files_as_the_plain_move_generator() {
                     for (houses, max_seeds) in [(3, 13), (6, 9), (8, 6)] {
                         let roots = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
                         for (root, reference_moves) in roots.iter().zip([false, true]) {
-                            let options = BuildOptions { max_seeds, compress: false, reference_moves };
+                            // The fast path reads packed smaller layers, the reference one bytes.
+                            let layout = if reference_moves { Layout::Bytes } else { Layout::Packed };
+                            let options = BuildOptions { max_seeds, compress: false, reference_moves, layout };
                             build::build(root.path(), &rules, houses, &options, &Silent).unwrap();
                         }
                         for seeds in 0..=max_seeds {
@@ -237,6 +240,41 @@ fn the_fast_builder_path_writes_the_same_files_as_the_plain_move_generator() {
         }
     }
     assert_eq!(combinations, 24);
+}
+
+#[test]
+fn packed_layers_hold_the_same_value_as_byte_layers_for_every_position() {
+    use kalah::rules::Direction;
+    let discard = Rules { remaining: Remaining::Discard, ..Rules::STANDARD };
+    let clockwise = Rules { direction: Direction::Cw, ..Rules::STANDARD };
+    let (mut positions, mut escapes) = (0u64, 0u64);
+    for rules in
+        [Rules::STANDARD, Rules::EMPTY_CAPTURE, Rules::BGA, Rules::SWEDISH, Rules::WETHERELL, discard, clockwise]
+    {
+        for (houses, max_seeds) in [(4, 12), (5, 10)] {
+            let root = tempfile::tempdir().unwrap();
+            build_db(root.path(), &rules, houses, max_seeds);
+            let packed = Database::open(root.path(), &rules, houses).unwrap();
+            let bytes = Database::open(root.path(), &rules, houses).unwrap().with_layout(Layout::Bytes);
+            packed.verify_checksums().unwrap();
+            bytes.verify_checksums().unwrap();
+            let (mut mover, mut opponent) = (vec![0u8; houses], vec![0u8; houses]);
+            for seeds in 0..=max_seeds {
+                let layer = packed.layer(seeds).unwrap().clone();
+                for index in 0..layer.len() {
+                    layer.rows(index, &mut mover, &mut opponent);
+                    let position = Position::from_rows(&mover, &opponent);
+                    let (a, b) = (packed.board_value(&position).unwrap(), bytes.board_value(&position).unwrap());
+                    assert_eq!(a, b, "{rules}, {houses} houses, {position}");
+                }
+                positions += layer.len();
+            }
+            escapes += packed.layer_info().iter().filter_map(|l| l.escapes).sum::<u64>();
+            assert!(packed.layer_info().iter().all(|l| l.escapes.is_some()), "every layer was read packed");
+            assert!(bytes.layer_info().iter().all(|l| l.escapes.is_none()), "every layer was read as bytes");
+        }
+    }
+    assert!(escapes > 0, "no value of {positions} positions went through the escape list");
 }
 
 /// Rewrites layer `path` with every value changed by `forge`, its checksums recomputed: a

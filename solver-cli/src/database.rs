@@ -10,7 +10,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use kalah::Position;
 use kalah::database::build::{self, BuildOptions, LayerReport, Progress};
 use kalah::database::verify::{self, Mismatch, Verification};
-use kalah::database::{Database, DbError, database_dir};
+use kalah::database::{Database, DbError, Layout, database_dir};
 use serde_json::json;
 
 use crate::{RulesArgs, input_error, limits};
@@ -21,6 +21,9 @@ pub struct DbArgs {
     /// Database root directory (one subdirectory per rule set and board size).
     #[arg(long, value_name = "DIR", env = "KALAH_DB", default_value = kalah::database::DEFAULT_ROOT)]
     pub db: PathBuf,
+    /// How layers are held in memory: packed (about 4.5 bits a position) or bytes (a byte each).
+    #[arg(long, value_name = "LAYOUT", env = "KALAH_DB_LAYOUT", default_value = "packed", value_parser = limits::layout)]
+    pub db_layout: Layout,
 }
 
 #[derive(Args)]
@@ -62,6 +65,9 @@ pub struct Selection {
 pub struct InfoArgs {
     #[command(flatten)]
     selection: Selection,
+    /// Also read every layer (checksums checked) in --db-layout and report the memory it takes.
+    #[arg(long)]
+    memory: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -173,7 +179,12 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<String> {
         )));
     }
     let pool = thread_pool(args.threads)?;
-    let options = BuildOptions { max_seeds: args.max_seeds, compress: !args.raw, reference_moves: false };
+    let options = BuildOptions {
+        max_seeds: args.max_seeds,
+        compress: !args.raw,
+        reference_moves: false,
+        layout: args.db.db_layout,
+    };
     let clock = Instant::now();
     let bars = Bars::default();
     let reports = pool.install(|| build::build(&args.db.db, &rules, args.houses, &options, &bars))?;
@@ -202,15 +213,15 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<String> {
 
 /// The databases a command works on: one when --houses is given, else every one under the root.
 fn databases(selection: &Selection) -> anyhow::Result<Vec<Database>> {
-    let root = &selection.db.db;
+    let (root, layout) = (&selection.db.db, selection.db.db_layout);
     match selection.houses {
-        Some(houses) => Ok(vec![Database::open(root, &selection.rules.resolve(), houses)?]),
+        Some(houses) => Ok(vec![Database::open(root, &selection.rules.resolve(), houses)?.with_layout(layout)]),
         None => {
             let dirs = Database::list(root)?;
             if dirs.is_empty() {
                 return Err(DbError::NoDatabase { dir: root.to_path_buf() }.into());
             }
-            dirs.iter().map(|dir| Database::open_dir(dir).map_err(Into::into)).collect()
+            dirs.iter().map(|dir| Ok(Database::open_dir(dir)?.with_layout(layout))).collect()
         }
     }
 }
@@ -220,29 +231,64 @@ pub fn info(args: &InfoArgs) -> anyhow::Result<String> {
     let mut text = String::new();
     let mut json_dbs = Vec::new();
     for db in &databases {
+        if args.memory {
+            db.verify_checksums()?;
+        }
         let layers = db.layer_info();
         let positions: u64 = layers.iter().map(|l| l.entries).sum();
         let bytes: u64 = layers.iter().map(|l| l.bytes).sum();
+        let memory = args.memory.then(|| layers.iter().filter_map(|l| l.memory_bytes).sum::<u64>());
+        let bits =
+            |bytes: u64, positions: u64| if positions == 0 { 0.0 } else { 8.0 * bytes as f64 / positions as f64 };
         json_dbs.push(json!({
             "dir": db.dir(), "rules": db.rules().to_string(), "rule_dimensions": db.rules(), "houses": db.houses(),
             "max_seeds": db.max_seeds(), "positions": positions, "bytes": bytes,
-            "bits_per_position": if positions == 0 { 0.0 } else { 8.0 * bytes as f64 / positions as f64 },
+            "bits_per_position": bits(bytes, positions),
+            "layout": db.layout(),
+            "memory_bytes": memory,
+            "memory_bits_per_position": memory.map(|memory| bits(memory, positions)),
             "layers": layers,
         }));
         text += &format!("{}\n  rules {} ({})\n", db.dir().display(), db.rules(), db.rules().dimensions());
         text += &format!(
-            "  {} houses, layers 0..{}, {positions} positions, {bytes} bytes, {}\n",
+            "  {} houses, layers 0..{}, {positions} positions, on disk {bytes} bytes, {}\n",
             db.houses(),
             db.max_seeds(),
             bits_per_position(bytes, positions)
         );
-        text += &format!("  {:>5} {:>12} {:>12} {:>16}  encoding\n", "seeds", "positions", "bytes", "bits/position");
+        match memory {
+            Some(memory) => {
+                text += &format!(
+                    "  in memory ({}): {memory} bytes, {}\n",
+                    db.layout(),
+                    bits_per_position(memory, positions)
+                )
+            }
+            None => text += "  in memory: --memory reads every layer and says\n",
+        }
+        text += &format!("  {:>5} {:>12} {:>12} {:>9}  {:<8}", "seeds", "positions", "bytes", "bits/pos", "encoding");
+        text += &if args.memory {
+            format!(" {:>12} {:>9} {:>10}\n", "in memory", "bits/pos", "escapes")
+        } else {
+            "\n".into()
+        };
         for layer in &layers {
-            let bits = if layer.entries == 0 { 0.0 } else { 8.0 * layer.bytes as f64 / layer.entries as f64 };
             text += &format!(
-                "  {:>5} {:>12} {:>12} {bits:>16.2}  {}\n",
-                layer.seeds, layer.entries, layer.bytes, layer.encoding
+                "  {:>5} {:>12} {:>12} {:>9.2}  {:<8}",
+                layer.seeds,
+                layer.entries,
+                layer.bytes,
+                bits(layer.bytes, layer.entries),
+                layer.encoding
             );
+            text += &match layer.memory_bytes {
+                Some(memory) => format!(
+                    " {memory:>12} {:>9.2} {:>10}\n",
+                    bits(memory, layer.entries),
+                    layer.escapes.map_or("-".to_string(), |e| e.to_string())
+                ),
+                None => "\n".into(),
+            };
         }
     }
     if args.json {
@@ -294,7 +340,7 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<String> {
 pub fn probe_bench(args: &ProbeBenchArgs) -> anyhow::Result<String> {
     use rayon::prelude::*;
     let pool = thread_pool(args.threads)?;
-    let db = Database::open(&args.db.db, &args.rules.resolve(), args.houses)?;
+    let db = Database::open(&args.db.db, &args.rules.resolve(), args.houses)?.with_layout(args.db.db_layout);
     db.verify_checksums()?;
     let layers: Vec<_> = (0..=db.max_seeds()).map(|s| db.layer(s).expect("a layer")).collect();
     let total: u64 = layers.iter().map(|l| l.len()).sum();

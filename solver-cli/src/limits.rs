@@ -38,6 +38,11 @@ pub fn table_mib(text: &str) -> Result<usize, String> {
     count(text, 1, memory_mib, "MiB of this machine's memory").map(|n| n as usize)
 }
 
+/// How database layers are held in memory: `packed` or `bytes`.
+pub fn layout(text: &str) -> Result<kalah::database::Layout, String> {
+    text.parse()
+}
+
 /// A whole number from `min` to `max`.
 pub fn count(text: &str, min: u64, max: u64, what: &str) -> Result<u64, String> {
     let n: u64 = text.trim().parse().map_err(|_| format!("'{text}' is not a whole number"))?;

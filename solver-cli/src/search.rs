@@ -51,7 +51,7 @@ impl SearchArgs {
 
     /// The engine's setup these options ask for.
     pub fn setup(&self) -> engine::Setup {
-        let databases = Databases { root: self.db.db.clone(), enabled: !self.no_db };
+        let databases = Databases { root: self.db.db.clone(), enabled: !self.no_db, layout: self.db.db_layout };
         let threads = self.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         engine::Setup { databases, table_mb: self.table_mb, threads }
     }
@@ -472,7 +472,10 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
         let rules: Rules = rules_name.parse().map_err(|err| anyhow::anyhow!("{err}"))?;
         let start = parse_start(start_text)?;
         let db = if needs_db {
-            match (args.no_db, Database::open(&args.db.db, &rules, start.houses())) {
+            match (
+                args.no_db,
+                Database::open(&args.db.db, &rules, start.houses()).map(|db| db.with_layout(args.db.db_layout)),
+            ) {
                 (false, Ok(db)) => Some(engine::read_whole(db, &Shown::default())?),
                 (true, _) | (false, Err(DbError::NoDatabase { .. })) => {
                     text += &format!(

@@ -152,7 +152,8 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
             args.max_seeds,
             args.table_mb << 20,
             args.max_table_memory_mb << 20,
-        ),
+        )
+        .with_layout(args.db.db_layout),
         time_limit: args.time_limit,
         answers: Mutex::new(HashMap::new()),
         workers: tokio::sync::Semaphore::new(workers),

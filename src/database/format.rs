@@ -3,12 +3,14 @@
 //! Files are written to a temporary name, synced and renamed, so a file under its final name is
 //! always complete; the checksums catch any later damage.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::DbError;
+use super::values::LayerValues;
 use crate::rules::Rules;
 
 /// The first eight bytes of every layer file.
@@ -198,7 +200,7 @@ pub const FRAME_VALUES: usize = 1 << 24;
 #[derive(Debug, PartialEq, Eq)]
 pub enum Payload<'a> {
     /// `raw-i8`: the values themselves.
-    Raw(&'a [u8]),
+    Raw(Cow<'a, [u8]>),
     /// `zstd-i8`: the frames, in order.
     Zstd(Vec<Vec<u8>>),
 }
@@ -215,7 +217,7 @@ impl Payload<'_> {
     /// The bytes, in the order they are written.
     pub fn parts(&self) -> Vec<&[u8]> {
         match self {
-            Payload::Raw(values) => vec![values],
+            Payload::Raw(values) => vec![values.as_ref()],
             Payload::Zstd(frames) => frames.iter().map(Vec::as_slice).collect(),
         }
     }
@@ -243,56 +245,123 @@ impl Payload<'_> {
 /// Encodes a layer's values (i8 bit patterns): zstd when it saves at least a quarter, else raw.
 /// The frames are compressed in parallel on the current rayon pool.
 pub fn encode_values(raw: &[u8], allow_compression: bool) -> Payload<'_> {
-    use rayon::prelude::*;
-    if allow_compression && raw.len() >= 4096 {
-        let frames: Vec<Vec<u8>> = raw
-            .par_chunks(FRAME_VALUES)
-            .map(|values| zstd::bulk::compress(values, ZSTD_LEVEL).expect("zstd compresses into a growable buffer"))
-            .collect();
-        let compressed_len: usize = frames.iter().map(Vec::len).sum();
-        if compressed_len * 4 <= raw.len() * 3 {
-            return Payload::Zstd(frames);
-        }
+    match compress(raw.len(), allow_compression, &|start, out| out.copy_from_slice(&raw[start..start + out.len()])) {
+        Some(frames) => Payload::Zstd(frames),
+        None => Payload::Raw(Cow::Borrowed(raw)),
     }
-    Payload::Raw(raw)
 }
 
-/// Decompresses a `zstd-i8` payload into `values`, whose length is the header's entry count: the
-/// frames in parallel on the current rayon pool, each into its own part of `values`. The error
-/// says what is wrong with a damaged payload.
-pub fn decode_zstd(payload: &[u8], values: &mut [u8]) -> Result<(), String> {
+/// [`encode_values`] of a layer held in either layout; a packed one is unpacked a frame at a
+/// time (the whole layer only when it is written raw).
+pub fn encode_layer(values: &LayerValues, allow_compression: bool) -> Payload<'_> {
+    match values {
+        LayerValues::Bytes(buffer) => encode_values(buffer.bytes(), allow_compression),
+        LayerValues::Packed(_) => {
+            match compress(values.len(), allow_compression, &|start, out| values.copy_to(start, out)) {
+                Some(frames) => Payload::Zstd(frames),
+                None => {
+                    let mut raw = vec![0; values.len()];
+                    values.copy_to(0, &mut raw);
+                    Payload::Raw(Cow::Owned(raw))
+                }
+            }
+        }
+    }
+}
+
+/// The zstd frames of `len` values that `fill(start, out)` copies out, compressed in parallel,
+/// or `None` when compression is not allowed or saves less than a quarter.
+fn compress(len: usize, allow_compression: bool, fill: &(dyn Fn(usize, &mut [u8]) + Sync)) -> Option<Vec<Vec<u8>>> {
     use rayon::prelude::*;
+    if !allow_compression || len < 4096 {
+        return None;
+    }
+    let frames: Vec<Vec<u8>> = (0..len.div_ceil(FRAME_VALUES))
+        .into_par_iter()
+        .map(|frame| {
+            let start = frame * FRAME_VALUES;
+            let mut values = vec![0; FRAME_VALUES.min(len - start)];
+            fill(start, &mut values);
+            zstd::bulk::compress(&values, ZSTD_LEVEL).expect("zstd compresses into a growable buffer")
+        })
+        .collect();
+    let compressed_len: usize = frames.iter().map(Vec::len).sum();
+    (compressed_len * 4 <= len * 3).then_some(frames)
+}
+
+/// Decompresses a `zstd-i8` payload into `values`, whose length is the header's entry count. The
+/// error says what is wrong with a damaged payload.
+pub fn decode_zstd(payload: &[u8], values: &mut [u8]) -> Result<(), String> {
+    let mut filled = 0;
+    decode_zstd_in_order(payload, values.len() as u64, &mut |part: &[u8]| {
+        values[filled..filled + part.len()].copy_from_slice(part);
+        filled += part.len();
+        Ok(())
+    })
+}
+
+/// Frames decompressed together (in parallel on the current rayon pool) by
+/// [`decode_zstd_in_order`]: 256 MiB of values at a time.
+const FRAMES_AT_ONCE: usize = 16;
+
+/// Decompresses a `zstd-i8` payload of `total` values and hands them to `sink` in order, a batch
+/// of frames at a time, so that a caller packing the values never holds the whole layer as bytes.
+/// The frames of a batch decompress in parallel on the current rayon pool. The error says what
+/// is wrong with a damaged payload, or is the sink's.
+pub fn decode_zstd_in_order(
+    payload: &[u8],
+    total: u64,
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), String>,
+) -> Result<(), String> {
+    use rayon::prelude::*;
+    let frames = zstd_frames(payload, total)?;
+    let mut buffer = Vec::new();
+    for batch in frames.chunks(FRAMES_AT_ONCE) {
+        buffer.resize(batch.iter().map(|(_, content)| content).sum(), 0);
+        let mut parts = Vec::with_capacity(batch.len());
+        let mut rest = buffer.as_mut_slice();
+        for &(frame, content) in batch {
+            let (part, tail) = std::mem::take(&mut rest).split_at_mut(content);
+            parts.push((frame, part));
+            rest = tail;
+        }
+        parts.into_par_iter().try_for_each(|(frame, part)| {
+            let written = zstd::bulk::decompress_to_buffer(frame, part).map_err(|err| format!("zstd: {err}"))?;
+            if written == part.len() {
+                Ok(())
+            } else {
+                Err(format!("a zstd frame decompressed to {written} values, its header says {}", part.len()))
+            }
+        })?;
+        sink(&buffer)?;
+    }
+    Ok(())
+}
+
+/// The frames of a `zstd-i8` payload with the number of values each holds, from the frame
+/// headers, checked to add up to `total`.
+fn zstd_frames(payload: &[u8], total: u64) -> Result<Vec<(&[u8], usize)>, String> {
     use zstd::zstd_safe;
-    let total = values.len();
-    // Each frame with the part of `values` it fills, found from the frame headers.
-    let mut parts = Vec::new();
-    let mut rest = values;
-    let mut offset = 0;
+    let mut frames = Vec::new();
+    let (mut offset, mut values) = (0, 0u64);
     while offset < payload.len() {
         let frame = &payload[offset..];
         let len = zstd_safe::find_frame_compressed_size(frame).map_err(|code| zstd_message(code, offset))?;
         let content = match zstd_safe::get_frame_content_size(frame) {
-            Ok(Some(content)) => content as usize,
+            Ok(Some(content)) => content,
             _ => return Err(format!("zstd frame at payload byte {offset} does not say its size")),
         };
-        if content > rest.len() {
+        values += content;
+        if values > total {
             return Err(format!("the zstd frames hold more than the {total} values of the header"));
         }
-        let (part, tail) = std::mem::take(&mut rest).split_at_mut(content);
-        parts.push((&frame[..len], part));
-        (rest, offset) = (tail, offset + len);
+        frames.push((&frame[..len], content as usize));
+        offset += len;
     }
-    if !rest.is_empty() {
-        return Err(format!("{} values in the zstd frames, header says {total}", total - rest.len()));
+    if values != total {
+        return Err(format!("{values} values in the zstd frames, header says {total}"));
     }
-    parts.into_par_iter().try_for_each(|(frame, part)| {
-        let written = zstd::bulk::decompress_to_buffer(frame, part).map_err(|err| format!("zstd: {err}"))?;
-        if written == part.len() {
-            Ok(())
-        } else {
-            Err(format!("a zstd frame decompressed to {written} values, its header says {}", part.len()))
-        }
-    })
+    Ok(frames)
 }
 
 fn zstd_message(code: usize, offset: usize) -> String {
@@ -361,9 +430,9 @@ mod tests {
         let payload = encode_values(&zeros, true);
         assert_eq!(payload.encoding(), Encoding::ZstdI8);
         assert!(payload.len() < 1000);
-        assert_eq!(encode_values(&zeros, false), Payload::Raw(&zeros));
+        assert_eq!(encode_values(&zeros, false), Payload::Raw(Cow::Borrowed(&zeros[..])));
         let tiny = [1, -2i8 as u8, 3];
-        assert_eq!(encode_values(&tiny, true), Payload::Raw(&tiny));
+        assert_eq!(encode_values(&tiny, true), Payload::Raw(Cow::Borrowed(&tiny[..])));
     }
 
     #[test]

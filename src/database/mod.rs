@@ -8,6 +8,8 @@
 
 pub mod build;
 pub mod format;
+pub mod packed;
+pub mod values;
 pub mod verify;
 
 use std::fs::File;
@@ -15,11 +17,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use std::sync::atomic::AtomicU8;
-
 use rayon::prelude::*;
-
-use memmap2::{MmapMut, MmapOptions};
 
 use crate::board::Position;
 use crate::cpu::prefetch;
@@ -27,6 +25,8 @@ use crate::index::{Layer, rank_and_seeds};
 use crate::moves::{best_board_value, move_board_value};
 use crate::rules::{End, Rules};
 use format::{Encoding, Header};
+use values::Gatherer;
+pub use values::{LayerBuffer, LayerValues, Layout};
 
 /// Where databases live when no directory is given.
 pub const DEFAULT_ROOT: &str = "data/db";
@@ -144,52 +144,11 @@ pub fn layer_path(dir: &Path, seeds: usize) -> PathBuf {
     dir.join(format!("layer-{seeds:02}.kdb"))
 }
 
-/// A layer's values in memory: an anonymous map the kernel is asked to back with huge pages.
-/// Probes and builders read layers at random, and with 4 KiB pages nearly every read of a large
-/// layer would also miss the TLB.
-pub struct LayerBuffer {
-    map: MmapMut,
-    len: usize,
-}
-
-impl LayerBuffer {
-    /// `len` zero bytes.
-    pub fn zeroed(len: usize) -> std::io::Result<LayerBuffer> {
-        // A zero-length anonymous map is refused; one spare byte keeps every buffer mappable.
-        let map = MmapOptions::new().len(len.max(1)).map_anon()?;
-        #[cfg(target_os = "linux")]
-        if len >= 2 << 20 {
-            // Only a hint: without transparent huge pages everything still works.
-            let _ = map.advise(memmap2::Advice::HugePage);
-        }
-        Ok(LayerBuffer { map, len })
-    }
-
-    /// The values, i8 bit patterns.
-    #[inline]
-    pub fn bytes(&self) -> &[u8] {
-        &self.map[..self.len]
-    }
-
-    /// The values, writable.
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
-        &mut self.map[..self.len]
-    }
-
-    /// The values as atomics, for builders whose threads write disjoint positions.
-    pub fn atomics(&mut self) -> &[AtomicU8] {
-        let bytes = self.bytes_mut();
-        // SAFETY: AtomicU8 has the same size, alignment and bit validity as u8, and the exclusive
-        // borrow guarantees no other view of these bytes exists while the atomic one lives.
-        unsafe { &*(bytes as *mut [u8] as *const [AtomicU8]) }
-    }
-}
-
-/// Where a board value is: known because the game is over, or the byte of a loaded layer.
+/// Where a board value is: known because the game is over, or at an index of a loaded layer.
 #[derive(Clone, Copy)]
 enum Location<'a> {
     Over(i32),
-    Stored(&'a u8),
+    Stored(&'a LayerValues, usize),
 }
 
 impl Location<'_> {
@@ -197,7 +156,15 @@ impl Location<'_> {
     fn value(self) -> i32 {
         match self {
             Location::Over(value) => value,
-            Location::Stored(byte) => i32::from(*byte as i8),
+            Location::Stored(values, index) => values.get(index),
+        }
+    }
+
+    /// Asks the processor to bring the value in.
+    #[inline]
+    fn prefetch(self) {
+        if let Location::Stored(values, index) = self {
+            prefetch(values.address(index));
         }
     }
 }
@@ -220,7 +187,7 @@ struct LayerFile {
     path: PathBuf,
     header: Header,
     file_len: u64,
-    values: OnceLock<LayerBuffer>,
+    values: OnceLock<LayerValues>,
 }
 
 /// Opens a layer file and checks its header against what the database expects; returns the
@@ -270,49 +237,36 @@ fn open_layer(path: &Path, rules: &Rules, houses: usize, seeds: usize) -> Result
     Ok((header, file, payload_start as u64))
 }
 
-/// Reads a layer's payload from `file` (opened by [`open_layer`]), checks its checksum and
-/// decodes it into values.
-fn load_values(path: &Path, header: &Header, mut file: File, start: u64) -> Result<LayerBuffer, DbError> {
+/// Reads a layer's payload from `file` (opened by [`open_layer`]), checks its checksum and its
+/// values (each within ±seeds, of the seeds' parity where the rules call for it) and holds them in
+/// `layout`.
+fn load_values(
+    path: &Path,
+    header: &Header,
+    rules: &Rules,
+    layout: Layout,
+    mut file: File,
+    start: u64,
+) -> Result<LayerValues, DbError> {
     let io = |source| DbError::Io { path: path.to_path_buf(), source };
+    let corrupt = |reason: String| DbError::Corrupt { path: path.to_path_buf(), reason };
     file.seek(SeekFrom::Start(start)).map_err(io)?;
-    let checked = |payload: &[u8]| {
-        if format::checksum(payload) == header.payload_checksum {
-            Ok(())
-        } else {
-            Err(DbError::Corrupt {
-                path: path.to_path_buf(),
-                reason: format!("{} checksum mismatch", format::CHECKSUM),
-            })
-        }
-    };
-    let mut values = LayerBuffer::zeroed(header.entries as usize).map_err(io)?;
+    let mut payload = vec![0; header.payload_len as usize];
+    file.read_exact(&mut payload).map_err(io)?;
+    if format::checksum(&payload) != header.payload_checksum {
+        return Err(corrupt(format!("{} checksum mismatch", format::CHECKSUM)));
+    }
+    let entries = header.entries as usize;
+    let mut values = Gatherer::new(layout, entries, header.seeds, rules.values_share_parity())
+        .map_err(|err| corrupt(err.to_string()))?;
     match header.encoding {
-        Encoding::RawI8 => {
-            // Read straight into the values' buffer: the payload is the values.
-            file.read_exact(values.bytes_mut()).map_err(io)?;
-            checked(values.bytes())?;
-        }
-        Encoding::ZstdI8 => {
-            let mut payload = vec![0; header.payload_len as usize];
-            file.read_exact(&mut payload).map_err(io)?;
-            checked(&payload)?;
-            let corrupt = |reason: String| DbError::Corrupt { path: path.to_path_buf(), reason };
-            format::decode_zstd(&payload, values.bytes_mut()).map_err(corrupt)?;
-        }
+        Encoding::RawI8 => values.push(&payload).map_err(|err| corrupt(err.to_string()))?,
+        Encoding::ZstdI8 => format::decode_zstd_in_order(&payload, header.entries, &mut |part| {
+            values.push(part).map_err(|err| err.to_string())
+        })
+        .map_err(corrupt)?,
     }
-    // A board value with s seeds on the board lies within ±s: a value beyond was forged.
-    let seeds = header.seeds;
-    let beyond = values
-        .bytes()
-        .par_chunks(1 << 16)
-        .any(|chunk| chunk.iter().any(|&v| usize::from((v as i8).unsigned_abs()) > seeds));
-    if beyond {
-        return Err(DbError::Corrupt {
-            path: path.to_path_buf(),
-            reason: format!("a value beyond ±{seeds}, the seeds on the board"),
-        });
-    }
-    Ok(values)
+    Ok(values.finish())
 }
 
 /// A database opened for probing: the layers 0..=max_seeds of one rule set and board size.
@@ -320,6 +274,7 @@ pub struct Database {
     dir: PathBuf,
     rules: Rules,
     houses: usize,
+    layout: Layout,
     layers: Vec<LayerFile>,
 }
 
@@ -334,6 +289,10 @@ pub struct LayerInfo {
     pub bytes: u64,
     /// Payload encoding name.
     pub encoding: &'static str,
+    /// Bytes of memory the values take once read (`None` while not read).
+    pub memory_bytes: Option<u64>,
+    /// Positions whose packed value is in the escape list (`None` unless read packed).
+    pub escapes: Option<u64>,
 }
 
 impl Database {
@@ -396,7 +355,7 @@ impl Database {
                 values: OnceLock::new(),
             });
         }
-        Ok(Database { dir, rules, houses, layers })
+        Ok(Database { dir, rules, houses, layout: Layout::default(), layers })
     }
 
     /// The same database answering only up to `max_seeds` seeds on the board (the layers above
@@ -405,6 +364,23 @@ impl Database {
     pub fn limited_to(mut self, max_seeds: usize) -> Database {
         self.layers.truncate(max_seeds + 1);
         self
+    }
+
+    /// The same database holding its layers in `layout` once they are read (those read already
+    /// stay as they are).
+    pub fn with_layout(mut self, layout: Layout) -> Database {
+        self.layout = layout;
+        self
+    }
+
+    /// How layers are held once read.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Bytes of memory the layers read so far take.
+    pub fn memory_bytes(&self) -> u64 {
+        self.layers.iter().filter_map(|l| l.values.get()).map(LayerValues::memory_bytes).sum()
     }
 
     /// The directory the layers are in.
@@ -436,19 +412,21 @@ impl Database {
                 entries: l.header.entries,
                 bytes: l.file_len,
                 encoding: l.header.encoding.name(),
+                memory_bytes: l.values.get().map(LayerValues::memory_bytes),
+                escapes: l.values.get().and_then(LayerValues::escapes),
             })
             .collect()
     }
 
     /// Loads a layer's values (checking its checksum) if that has not happened yet.
-    fn values(&self, seeds: usize) -> Result<&[u8], DbError> {
+    fn values(&self, seeds: usize) -> Result<&LayerValues, DbError> {
         let file = &self.layers[seeds];
         if let Some(values) = file.values.get() {
-            return Ok(values.bytes());
+            return Ok(values);
         }
         let (header, opened, start) = open_layer(&file.path, &self.rules, self.houses, seeds)?;
-        let values = load_values(&file.path, &header, opened, start)?;
-        Ok(file.values.get_or_init(|| values).bytes())
+        let values = load_values(&file.path, &header, &self.rules, self.layout, opened, start)?;
+        Ok(file.values.get_or_init(|| values))
     }
 
     /// Loads every layer now, in parallel on the current rayon pool (largest first), checking
@@ -457,7 +435,7 @@ impl Database {
         (0..self.layers.len()).into_par_iter().rev().try_for_each(|seeds| self.values(seeds).map(|_| ()))
     }
 
-    /// Where a position's board value is: computed at once when the game is over, else a byte of
+    /// Where a position's board value is: computed at once when the game is over, else a place in
     /// a layer. One pass over each row gives its rank and its seeds, which also tell whether the
     /// game is over: this is the hot path of every search.
     #[inline]
@@ -480,7 +458,7 @@ impl Database {
         }
         let values = self.values(seeds)?;
         let index = self.layers[seeds].layer.index_in_block(a, mover_rank, opponent_rank) as usize;
-        Ok(Location::Stored(&values[index]))
+        Ok(Location::Stored(values, index))
     }
 
     /// The board value (margin of the seeds still to be gained, for the side to move) of a
@@ -496,9 +474,7 @@ impl Database {
     #[inline]
     pub fn start_probe(&self, position: &Position) -> Result<Probe<'_>, DbError> {
         let location = self.locate(position)?;
-        if let Location::Stored(byte) = location {
-            prefetch(std::ptr::from_ref(byte));
-        }
+        location.prefetch();
         Ok(Probe(location))
     }
 
@@ -512,9 +488,7 @@ impl Database {
             let mut locations = [Location::Over(0); BATCH];
             for (location, position) in locations.iter_mut().zip(positions) {
                 *location = self.locate(position)?;
-                if let Location::Stored(byte) = location {
-                    prefetch(std::ptr::from_ref(*byte));
-                }
+                location.prefetch();
             }
             for (value, location) in out.iter_mut().zip(&locations) {
                 *value = location.value();

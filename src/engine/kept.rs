@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::database::{Database, DbError};
+use crate::database::{Database, DbError, Layout};
 use crate::rules::Rules;
 use crate::search::table::Table;
 use crate::search::{Search, SearchError, SearchOptions};
@@ -25,6 +25,7 @@ pub struct Kept {
 pub struct KeptEngines {
     root: PathBuf,
     max_seeds: Option<usize>,
+    layout: Layout,
     table_bytes: usize,
     /// Kinds kept at once: their tables together stay within the memory allowed.
     max_kept: usize,
@@ -36,7 +37,12 @@ impl KeptEngines {
     /// all of them together within `tables_bytes` (at least one table is kept).
     pub fn new(root: PathBuf, max_seeds: Option<usize>, table_bytes: usize, tables_bytes: usize) -> KeptEngines {
         let max_kept = (tables_bytes / table_bytes.max(1)).max(1);
-        KeptEngines { root, max_seeds, table_bytes, max_kept, kept: Mutex::new(HashMap::new()) }
+        KeptEngines { root, max_seeds, layout: Layout::Packed, table_bytes, max_kept, kept: Mutex::new(HashMap::new()) }
+    }
+
+    /// The same, holding database layers in `layout`.
+    pub fn with_layout(self, layout: Layout) -> KeptEngines {
+        KeptEngines { layout, ..self }
     }
 
     /// Where the databases are.
@@ -101,7 +107,9 @@ impl KeptEngines {
         Search::with_table(*rules, kept.database.as_deref(), Arc::clone(&kept.table), &options)
     }
 
+    /// `db` as the searches use it: up to the seeds asked for, in the layout asked for.
     fn limit(&self, db: Database) -> Database {
+        let db = db.with_layout(self.layout);
         match self.max_seeds {
             Some(seeds) if seeds < db.max_seeds() => db.limited_to(seeds),
             _ => db,
@@ -117,13 +125,14 @@ impl KeptEngines {
 mod tests {
     use super::*;
     use crate::board::Position;
+    use crate::database::Layout;
     use crate::database::build::{self, BuildOptions};
     use crate::engine::Quietly;
 
     #[test]
     fn one_database_and_table_per_kind_limited_as_asked() {
         let root = tempfile::tempdir().unwrap();
-        let options = BuildOptions { max_seeds: 8, compress: true, reference_moves: false };
+        let options = BuildOptions { max_seeds: 8, compress: true, reference_moves: false, layout: Layout::Packed };
         build::build(root.path(), &Rules::STANDARD, 3, &options, &Quietly).unwrap();
         let engines = KeptEngines::new(root.path().to_path_buf(), Some(5), 1 << 20, 16 << 20);
         let first = engines.get(&Rules::STANDARD, 3).unwrap();

@@ -12,7 +12,7 @@ use std::time::Instant;
 use crate::answer::{MoveValue, PositionAnswer, Source, wdl};
 use crate::board::Position;
 use crate::database::build::{self, BuildOptions, Progress};
-use crate::database::{Database, DbError};
+use crate::database::{Database, DbError, Layout};
 use crate::rules::Rules;
 use crate::search::{Search, SearchError, SearchOptions};
 
@@ -23,6 +23,8 @@ pub struct Databases {
     pub root: PathBuf,
     /// Whether to use (and build) databases at all.
     pub enabled: bool,
+    /// How their layers are held in memory.
+    pub layout: Layout,
 }
 
 /// How a front end's searches are set up: the databases, the table asked for, the threads.
@@ -104,13 +106,14 @@ pub fn database_for(
     when: Load,
     report: &impl Preparation,
 ) -> Result<Option<Database>, DbError> {
+    let houses = position.houses();
     let load = |db: Database| if when == Load::Now { read_whole(db, report) } else { Ok(db) };
+    let open = || Database::open(&databases.root, rules, houses).map(|db| db.with_layout(databases.layout));
     if !databases.enabled {
         return Ok(None);
     }
-    let houses = position.houses();
     let needed = position.seeds_on_board() as usize;
-    match Database::open(&databases.root, rules, houses) {
+    match open() {
         // Under cycles a small database is extended below to cover the position: the search
         // through repetitions keeps no line-dependent result, so it pays to avoid it.
         Ok(db) if !rules.has_cycles() || db.max_seeds() >= needed => return Ok(Some(load(db)?)),
@@ -127,7 +130,7 @@ pub fn database_for(
         // seconds (3e7 positions in the top layer: Kalah(4,4)); otherwise search above the
         // database there is.
         if configurations > 3e7 {
-            return Database::open(&databases.root, rules, houses).ok().map(load).transpose();
+            return open().ok().map(load).transpose();
         }
         needed
     } else {
@@ -138,9 +141,9 @@ pub fn database_for(
     };
     let dir = crate::database::database_dir(&databases.root, rules, houses);
     report.building(&dir, houses, max_seeds);
-    let options = BuildOptions { max_seeds, compress: true, reference_moves: false };
+    let options = BuildOptions { max_seeds, compress: true, reference_moves: false, layout: databases.layout };
     match build::build(&databases.root, rules, houses, &options, report) {
-        Ok(_) => Ok(Some(load(Database::open(&databases.root, rules, houses)?)?)),
+        Ok(_) => Ok(Some(load(open()?)?)),
         // A place the database cannot be written (or is being built by another run) costs
         // time, never the answer: the search does without.
         Err(err @ (DbError::Io { .. } | DbError::Locked(_))) => {
@@ -202,7 +205,7 @@ mod tests {
     use crate::rules::Direction;
 
     fn databases(root: &Path, enabled: bool) -> Databases {
-        Databases { root: root.to_path_buf(), enabled }
+        Databases { root: root.to_path_buf(), enabled, layout: Layout::Packed }
     }
 
     #[test]

@@ -7,12 +7,13 @@
 use std::path::Path;
 
 use kalah::database::Database;
+use kalah::database::Layout;
 use kalah::database::build::{self, BuildOptions, LayerReport, Silent};
 use kalah::rules::Rules;
 
 /// Builds (or completes) the compressed database for `rules` on `houses` houses up to `max_seeds`.
 pub fn build_db(root: &Path, rules: &Rules, houses: usize, max_seeds: usize) -> Vec<LayerReport> {
-    let options = BuildOptions { max_seeds, compress: true, reference_moves: false };
+    let options = BuildOptions { max_seeds, compress: true, reference_moves: false, layout: Layout::Packed };
     build::build(root, rules, houses, &options, &Silent).expect("the build succeeds")
 }
 

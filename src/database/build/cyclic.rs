@@ -30,7 +30,7 @@ use rayon::prelude::*;
 
 use super::Progress;
 use crate::board::{MAX_HOUSES, Position};
-use crate::database::LayerBuffer;
+use crate::database::{LayerBuffer, LayerValues};
 use crate::index::Layer;
 use crate::moves::MoveEffect;
 use crate::rules::Rules;
@@ -73,7 +73,7 @@ const CHUNK: usize = 1 << 12;
 pub(super) fn compute_layer(
     rules: &Rules,
     layers: &[Layer],
-    finished: &[Arc<LayerBuffer>],
+    finished: &[Arc<LayerValues>],
     seeds: usize,
     progress: &dyn Progress,
 ) -> std::io::Result<LayerBuffer> {
@@ -161,7 +161,7 @@ fn attractors(graph: &Graph, t: i32) -> (Vec<bool>, Vec<bool>) {
 /// Every position's exits (best value) and moves inside the layer, and the predecessor lists: a
 /// first pass counts each position's moves in and out, a second generates the moves again and
 /// files each under its child.
-fn moves(rules: &Rules, layers: &[Layer], finished: &[Arc<LayerBuffer>], seeds: usize) -> Graph {
+fn moves(rules: &Rules, layers: &[Layer], finished: &[Arc<LayerValues>], seeds: usize) -> Graph {
     let layer = &layers[seeds];
     let len = layer.len() as usize;
     let incoming: Vec<AtomicU32> = (0..len).map(|_| AtomicU32::new(0)).collect();
@@ -219,7 +219,7 @@ fn moves(rules: &Rules, layers: &[Layer], finished: &[Arc<LayerBuffer>], seeds: 
 fn layer_moves(
     rules: &Rules,
     layers: &[Layer],
-    finished: &[Arc<LayerBuffer>],
+    finished: &[Arc<LayerValues>],
     seeds: usize,
     i: usize,
     mut inside: impl FnMut(u32),
@@ -238,7 +238,7 @@ fn layer_moves(
             best = best.max(effect.value(0));
         } else if child_seeds < seeds {
             let index = layers[child_seeds].index(child.mover_houses(), child.opponent_houses()) as usize;
-            best = best.max(effect.value(i32::from(finished[child_seeds].bytes()[index] as i8)));
+            best = best.max(effect.value(finished[child_seeds].get(index)));
         } else {
             let index = layer.index(child.mover_houses(), child.opponent_houses()) as u32;
             inside(if effect.extra_turn { index | SAME_MOVER } else { index });

@@ -31,7 +31,7 @@ use self::fast::{MoverSowings, OpponentRow};
 use crate::board::{MAX_HOUSES, Position};
 use crate::cpu::prefetch;
 use crate::database::format::{self, Header};
-use crate::database::{DbError, LayerBuffer, database_dir, layer_path};
+use crate::database::{DbError, LayerBuffer, LayerValues, Layout, database_dir, layer_path};
 use crate::index::{Layer, MAX_LAYER_SEEDS, RowTable};
 use crate::moves::MoveEffect;
 use crate::rules::Rules;
@@ -46,6 +46,9 @@ pub struct BuildOptions {
     /// Value every move with the plain move generator, never the fast path (for tests that
     /// check the two agree).
     pub reference_moves: bool,
+    /// How finished layers are held while the next ones are computed: packed, the largest
+    /// database fits in memory.
+    pub layout: Layout,
 }
 
 /// Hears about a build's progress; called from worker threads.
@@ -123,7 +126,7 @@ pub fn build(
         builder.layers.push(Layer::new(&rules, houses, seeds));
         if path.exists() {
             finish_write(writing.take().map(PendingWrite::write), progress, &mut reports, options.max_seeds)?;
-            builder.finished.push(Arc::new(builder.reuse(&path, seeds)?));
+            builder.finished.push(Arc::new(builder.reuse(&path, seeds, options.layout)?));
             let positions = builder.layers[seeds].len();
             let report = LayerReport { seeds, positions, bytes: file_len(&path)?, seconds: 0.0, reused: true };
             record(report, progress, &mut reports, options.max_seeds)?;
@@ -133,7 +136,11 @@ pub fn build(
         let (values, written) =
             rayon::join(|| builder.compute(seeds, progress), || writing.take().map(PendingWrite::write));
         finish_write(written, progress, &mut reports, options.max_seeds)?;
-        let values = Arc::new(values.map_err(|source| DbError::Io { path: path.clone(), source })?);
+        let values = values.map_err(|source| DbError::Io { path: path.clone(), source })?;
+        let values = LayerValues::Bytes(values)
+            .into_layout(options.layout, seeds, builder.rules.values_share_parity())
+            .map_err(|err| DbError::Corrupt { path: path.clone(), reason: format!("the computed layer: {err}") })?;
+        let values = Arc::new(values);
         let writer = LayerWriter { path, rules: builder.rules, houses, seeds, compress: options.compress };
         writing = Some(PendingWrite { writer, values: Arc::clone(&values), clock });
         builder.finished.push(values);
@@ -145,7 +152,7 @@ pub fn build(
 /// A computed layer waiting to be written, and when its work began.
 struct PendingWrite {
     writer: LayerWriter,
-    values: Arc<LayerBuffer>,
+    values: Arc<LayerValues>,
     clock: Instant,
 }
 
@@ -197,9 +204,9 @@ struct LayerWriter {
 }
 
 impl LayerWriter {
-    fn write(self, values: &LayerBuffer) -> Result<LayerReport, DbError> {
-        let payload = format::encode_values(values.bytes(), self.compress);
-        let entries = values.bytes().len() as u64;
+    fn write(self, values: &LayerValues) -> Result<LayerReport, DbError> {
+        let payload = format::encode_layer(values, self.compress);
+        let entries = values.len() as u64;
         let header = Header {
             houses: self.houses,
             seeds: self.seeds,
@@ -231,9 +238,9 @@ struct Builder {
     fast: bool,
     /// The index of each layer, by seeds.
     layers: Vec<Layer>,
-    /// Values of the finished layers, by seeds: i8 bit patterns in index order (shared with the
-    /// thread writing the latest one).
-    finished: Vec<Arc<LayerBuffer>>,
+    /// Values of the finished layers, by seeds, in index order (shared with the thread writing
+    /// the latest one).
+    finished: Vec<Arc<LayerValues>>,
     /// Rows of each seed count, by seeds.
     tables: Vec<RowTable>,
     /// With the fast path: the sowings of every row of each seed count, by seeds.
@@ -245,9 +252,9 @@ const WORK_ITEM: usize = 1 << 13;
 
 impl Builder {
     /// Loads a complete layer file from an earlier build, checking it fully.
-    fn reuse(&self, path: &Path, seeds: usize) -> Result<LayerBuffer, DbError> {
+    fn reuse(&self, path: &Path, seeds: usize, layout: Layout) -> Result<LayerValues, DbError> {
         let (header, file, start) = super::open_layer(path, &self.rules, self.houses, seeds)?;
-        super::load_values(path, &header, file, start)
+        super::load_values(path, &header, &self.rules, layout, file, start)
     }
 
     /// Computes every value of layer `seeds`, whose smaller layers are finished.
@@ -327,7 +334,7 @@ impl Builder {
                 if read.seeds == seeds {
                     prefetch(current.as_ptr().wrapping_add(read.index).cast());
                 } else if read.seeds != ChildRead::NONE {
-                    prefetch(self.finished[read.seeds].bytes().as_ptr().wrapping_add(read.index));
+                    prefetch(self.finished[read.seeds].address(read.index));
                 }
                 reads[count] = read;
                 count += 1;
@@ -340,8 +347,8 @@ impl Builder {
                 .iter()
                 .map(|read| match read.seeds {
                     ChildRead::NONE => read.constant,
-                    child if child == seeds => read.value(current[read.index].load(Ordering::Relaxed)),
-                    child => read.value(self.finished[child].bytes()[read.index]),
+                    child if child == seeds => read.value(i32::from(current[read.index].load(Ordering::Relaxed) as i8)),
+                    child => read.value(self.finished[child].get(read.index)),
                 })
                 .max()
                 .expect("a position that is not over has a move");
@@ -387,9 +394,9 @@ impl ChildRead {
         ChildRead { constant: value, sign: 0, seeds: ChildRead::NONE, index: 0 }
     }
 
-    /// The move's value given the child's stored byte.
+    /// The move's value given the child's board value.
     #[inline]
-    fn value(&self, child: u8) -> i32 {
-        self.constant + self.sign * i32::from(child as i8)
+    fn value(&self, child: i32) -> i32 {
+        self.constant + self.sign * child
     }
 }

@@ -1,0 +1,359 @@
+//! Packed layers: every board value of a layer, exact, in about 4.2 to 4.6 bits a position.
+//!
+//! A layer of s seeds holds values in ±s, and under rules that leave no seed unclaimed all of them
+//! have the parity of s (the two sides share the s seeds), so a value is a *code*
+//! `(value + s) / step` with `step` 2 (1 when seeds may be discarded). Neighbouring positions share
+//! the mover's row and differ a little in the opponent's, and their values lie close together (see
+//! docs/performance-history.md for the measured spread). So a [`Line`] of 64 bytes, one cache line,
+//! holds 124 consecutive positions: a base code and a 4-bit offset from it for each; offset 15
+//! escapes, and the value is then in the layer's escape list, a few dozen sorted entries per
+//! [`GROUP_LINES`] lines. Almost every probe is one memory read, like a byte per position.
+
+use rayon::prelude::*;
+
+use super::LayerBuffer;
+
+/// Positions per line: 62 bytes of two 4-bit offsets each.
+pub const LINE_POSITIONS: usize = 124;
+/// Bytes per line: a cache line.
+const LINE_BYTES: usize = 64;
+/// Where the offsets start in a line: after the base code and a reserved byte.
+const OFFSETS_AT: usize = 2;
+/// The offset that sends a probe to the escape list.
+const ESCAPE: u8 = 15;
+/// Lines per escape group: the escape list is indexed by group, searched within one.
+const GROUP_LINES: usize = 64;
+/// Positions per escape group (a multiple of the line, so groups never split a line).
+pub const GROUP_POSITIONS: usize = GROUP_LINES * LINE_POSITIONS;
+
+/// What makes a layer's values unpackable: they are not the values of a layer of these seeds.
+#[derive(Debug, thiserror::Error)]
+pub enum PackError {
+    /// A value beyond ±seeds.
+    #[error("a value beyond ±{seeds}, the seeds on the board")]
+    OutOfRange {
+        /// The layer's seeds.
+        seeds: usize,
+    },
+    /// A value of the wrong parity where every value must share the parity of the seeds.
+    #[error("a value whose parity differs from that of the {seeds} seeds on the board")]
+    WrongParity {
+        /// The layer's seeds.
+        seeds: usize,
+    },
+    /// The memory for the packed layer could not be had.
+    #[error("no memory for a packed layer: {0}")]
+    Memory(#[from] std::io::Error),
+}
+
+/// The values of one layer, packed. Built by a [`Packer`].
+pub struct PackedLayer {
+    lines: LayerBuffer,
+    len: usize,
+    seeds: i32,
+    step: i32,
+    /// Each escaped position's offset in its group (high bits) and value (low byte, i8).
+    escapes: Vec<u32>,
+    /// The escapes of group g are `escapes[group_starts[g]..group_starts[g + 1]]`.
+    group_starts: Vec<u64>,
+}
+
+impl PackedLayer {
+    /// Packs a whole layer's values (i8 bit patterns) in parallel on the current rayon pool.
+    pub fn pack(values: &[u8], seeds: usize, parity: bool) -> Result<PackedLayer, PackError> {
+        let mut packer = Packer::new(values.len(), seeds, parity)?;
+        packer.push(values)?;
+        Ok(packer.finish())
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the layer has no positions.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The board value at `index`.
+    #[inline]
+    pub fn get(&self, index: usize) -> i32 {
+        let (line, slot) = (index / LINE_POSITIONS, index % LINE_POSITIONS);
+        let line = &self.lines.bytes()[line * LINE_BYTES..][..LINE_BYTES];
+        let offset = (line[OFFSETS_AT + slot / 2] >> ((slot & 1) * 4)) & 0xf;
+        if offset == ESCAPE {
+            return self.escaped(index);
+        }
+        (i32::from(line[0]) + i32::from(offset)) * self.step - self.seeds
+    }
+
+    /// The address holding the value at `index`, for a prefetch.
+    #[inline]
+    pub fn address(&self, index: usize) -> *const u8 {
+        self.lines.bytes().as_ptr().wrapping_add(index / LINE_POSITIONS * LINE_BYTES)
+    }
+
+    /// The value of an escaped position, from the escape list.
+    #[cold]
+    fn escaped(&self, index: usize) -> i32 {
+        let group = index / GROUP_POSITIONS;
+        let offset = (index % GROUP_POSITIONS) as u32;
+        let entries = &self.escapes[self.group_starts[group] as usize..self.group_starts[group + 1] as usize];
+        let found = entries.binary_search_by_key(&offset, |entry| entry >> 8);
+        // The packer writes an escape entry for every escaped offset: a miss is a bug.
+        let entry = entries[found.expect("an escaped position has an escape entry")];
+        i32::from(entry as u8 as i8)
+    }
+
+    /// The values of positions `start..start + out.len()`, as i8 bit patterns.
+    pub fn unpack(&self, start: usize, out: &mut [u8]) {
+        for (index, value) in (start..).zip(out.iter_mut()) {
+            *value = self.get(index) as i8 as u8;
+        }
+    }
+
+    /// Bytes of memory the layer takes.
+    pub fn memory_bytes(&self) -> u64 {
+        (self.lines.bytes().len() + 4 * self.escapes.len() + 8 * self.group_starts.len()) as u64
+    }
+
+    /// Escaped positions.
+    pub fn escapes(&self) -> usize {
+        self.escapes.len()
+    }
+}
+
+/// Packs a layer from its values given in order, in pieces ([`Packer::push`]), so that a layer
+/// read from a compressed file never needs a byte per position in memory.
+pub struct Packer {
+    layer: PackedLayer,
+    /// Positions packed so far (a multiple of [`GROUP_POSITIONS`] until the last push).
+    packed: usize,
+    /// Values pushed that do not fill a group yet.
+    carry: Vec<u8>,
+}
+
+impl Packer {
+    /// A packer for `len` values of a layer of `seeds` seeds; `parity` when every value has the
+    /// parity of `seeds` ([`crate::rules::Rules::values_share_parity`]).
+    pub fn new(len: usize, seeds: usize, parity: bool) -> Result<Packer, PackError> {
+        let lines = len.div_ceil(LINE_POSITIONS);
+        let groups = len.div_ceil(GROUP_POSITIONS);
+        let layer = PackedLayer {
+            lines: LayerBuffer::zeroed(lines * LINE_BYTES)?,
+            len,
+            seeds: seeds as i32,
+            step: if parity { 2 } else { 1 },
+            escapes: Vec::new(),
+            group_starts: Vec::with_capacity(groups + 1),
+        };
+        let mut packer = Packer { layer, packed: 0, carry: Vec::new() };
+        packer.layer.group_starts.push(0);
+        Ok(packer)
+    }
+
+    /// Packs the next values, in order: whole groups now (in parallel), the rest with the next push.
+    pub fn push(&mut self, mut values: &[u8]) -> Result<(), PackError> {
+        if !self.carry.is_empty() {
+            let missing = (GROUP_POSITIONS - self.carry.len()).min(values.len());
+            self.carry.extend_from_slice(&values[..missing]);
+            values = &values[missing..];
+            if self.carry.len() < GROUP_POSITIONS && self.packed + self.carry.len() < self.layer.len {
+                return Ok(());
+            }
+            let carry = std::mem::take(&mut self.carry);
+            self.pack_groups(&carry)?;
+        }
+        let whole = if self.packed + values.len() == self.layer.len {
+            values.len()
+        } else {
+            values.len() / GROUP_POSITIONS * GROUP_POSITIONS
+        };
+        self.pack_groups(&values[..whole])?;
+        self.carry.extend_from_slice(&values[whole..]);
+        Ok(())
+    }
+
+    /// The packed layer. Every value must have been pushed.
+    pub fn finish(mut self) -> PackedLayer {
+        assert_eq!(self.packed + self.carry.len(), self.layer.len, "every value of the layer was pushed");
+        if !self.carry.is_empty() {
+            let carry = std::mem::take(&mut self.carry);
+            self.pack_groups(&carry).expect("the carried values were checked when pushed");
+        }
+        self.layer.escapes.shrink_to_fit();
+        self.layer
+    }
+
+    /// Packs values that start at a group boundary: whole groups, or the layer's last values.
+    fn pack_groups(&mut self, values: &[u8]) -> Result<(), PackError> {
+        if values.is_empty() {
+            return Ok(());
+        }
+        let (seeds, step) = (self.layer.seeds, self.layer.step);
+        check_values(values, seeds as usize, step == 2)?;
+        let first_line = self.packed / LINE_POSITIONS;
+        let line_count = values.len().div_ceil(LINE_POSITIONS);
+        let lines = &mut self.layer.lines.bytes_mut()[first_line * LINE_BYTES..][..line_count * LINE_BYTES];
+        let codes = |v: u8| ((i32::from(v as i8) + seeds) / step) as u8;
+        let escapes: Vec<Vec<u32>> = values
+            .par_chunks(GROUP_POSITIONS)
+            .zip(lines.par_chunks_mut(GROUP_LINES * LINE_BYTES))
+            .map(|(group, lines)| {
+                let mut escapes = Vec::new();
+                for (k, (line_values, line)) in
+                    group.chunks(LINE_POSITIONS).zip(lines.chunks_mut(LINE_BYTES)).enumerate()
+                {
+                    let line_start = k * LINE_POSITIONS;
+                    pack_line(line_values, line, &codes, |slot, value| {
+                        escapes.push(((line_start + slot) as u32) << 8 | u32::from(value));
+                    });
+                }
+                escapes
+            })
+            .collect();
+        for group in escapes {
+            self.layer.escapes.extend_from_slice(&group);
+            self.layer.group_starts.push(self.layer.escapes.len() as u64);
+        }
+        self.packed += values.len();
+        Ok(())
+    }
+}
+
+/// Checks that `values` (i8 bit patterns) can be those of a layer of `seeds` seeds: each within
+/// ±seeds, and of the parity of `seeds` when `parity`. In parallel on the current rayon pool.
+pub fn check_values(values: &[u8], seeds: usize, parity: bool) -> Result<(), PackError> {
+    let (s, step) = (seeds as i32, if parity { 2 } else { 1 });
+    let wrong = |v: &u8| {
+        let v = i32::from(*v as i8);
+        if v.abs() > s {
+            Some(PackError::OutOfRange { seeds })
+        } else if (v + s) % step != 0 {
+            Some(PackError::WrongParity { seeds })
+        } else {
+            None
+        }
+    };
+    match values.par_chunks(1 << 16).find_map_any(|chunk| chunk.iter().find_map(wrong)) {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
+}
+
+/// Packs up to [`LINE_POSITIONS`] values into one line: the base code that leaves fewest values
+/// outside base..base + 15, each value's offset from it, and `escape(slot, value)` for the rest.
+fn pack_line(values: &[u8], line: &mut [u8], code: &impl Fn(u8) -> u8, mut escape: impl FnMut(usize, u8)) {
+    let mut counts = [0u8; 256];
+    let (mut low, mut high) = (u8::MAX, 0);
+    for &value in values {
+        let c = code(value);
+        counts[usize::from(c)] += 1;
+        (low, high) = (low.min(c), high.max(c));
+    }
+    // The window of 15 codes holding the most values; the lowest such base.
+    let window = usize::from(ESCAPE);
+    let mut base = low;
+    if usize::from(high - low) >= window {
+        let (mut best, mut held) = (0usize, 0usize);
+        for c in usize::from(low)..=usize::from(high) {
+            held += usize::from(counts[c]);
+            if c >= usize::from(low) + window {
+                held -= usize::from(counts[c - window]);
+            }
+            let start = (c + 1).saturating_sub(window).max(usize::from(low));
+            if held > best {
+                (best, base) = (held, start as u8);
+            }
+        }
+    }
+    line[0] = base;
+    for (slot, &value) in values.iter().enumerate() {
+        let c = code(value);
+        let offset = if c >= base && c - base < ESCAPE {
+            c - base
+        } else {
+            escape(slot, value);
+            ESCAPE
+        };
+        line[OFFSETS_AT + slot / 2] |= offset << ((slot & 1) * 4);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn packed(values: &[i8], seeds: usize, parity: bool) -> PackedLayer {
+        let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+        PackedLayer::pack(&bytes, seeds, parity).unwrap()
+    }
+
+    #[test]
+    fn values_spread_wider_than_a_line_window_come_back_through_escapes() {
+        // 3 lines of values alternating between the ends of ±30: half of each line escapes.
+        let values: Vec<i8> = (0..3 * LINE_POSITIONS).map(|i| if i % 2 == 0 { -30 } else { 30 }).collect();
+        let layer = packed(&values, 30, true);
+        assert!(layer.escapes() >= values.len() / 2 - 3, "{} escapes", layer.escapes());
+        for (index, &value) in values.iter().enumerate() {
+            assert_eq!(layer.get(index), i32::from(value), "position {index}");
+        }
+    }
+
+    #[test]
+    fn pieces_of_any_size_pack_like_the_whole() {
+        let values: Vec<u8> = (0..3 * GROUP_POSITIONS + 77).map(|i| ((i * 7919 % 41) as i8 - 20) as u8).collect();
+        let whole = PackedLayer::pack(&values, 20, false).unwrap();
+        let mut packer = Packer::new(values.len(), 20, false).unwrap();
+        for piece in values.chunks(5000) {
+            packer.push(piece).unwrap();
+        }
+        let pieces = packer.finish();
+        assert_eq!(whole.lines.bytes(), pieces.lines.bytes());
+        assert_eq!(whole.escapes, pieces.escapes);
+        assert_eq!(whole.group_starts, pieces.group_starts);
+        let mut out = vec![0; values.len()];
+        pieces.unpack(0, &mut out);
+        assert_eq!(out, values);
+    }
+
+    #[test]
+    fn values_no_layer_can_hold_are_refused() {
+        let bytes = |values: &[i8]| values.iter().map(|&v| v as u8).collect::<Vec<u8>>();
+        assert_eq!(
+            PackedLayer::pack(&bytes(&[2, 4, 6]), 4, true).err().map(|e| e.to_string()),
+            Some(PackError::OutOfRange { seeds: 4 }.to_string())
+        );
+        assert_eq!(
+            PackedLayer::pack(&bytes(&[2, 3]), 4, true).err().map(|e| e.to_string()),
+            Some(PackError::WrongParity { seeds: 4 }.to_string())
+        );
+        assert!(PackedLayer::pack(&bytes(&[2, 3, -4]), 4, false).is_ok());
+    }
+
+    proptest! {
+        #[test]
+        fn every_value_comes_back(
+            seeds in 1usize..=60,
+            raw in prop::collection::vec(any::<u16>(), 1..2000),
+            parity: bool,
+        ) {
+            let s = seeds as i32;
+            // Values of the layer's range and parity, clustered like real layers with outliers.
+            let values: Vec<i8> = raw
+                .iter()
+                .map(|&r| {
+                    let v = if r % 10 == 0 { i32::from(r >> 4) % (2 * s + 1) - s } else { i32::from(r >> 4) % 9 - 4 };
+                    let v = v.clamp(-s, s);
+                    (if parity && (v + s) % 2 != 0 { if v < s { v + 1 } else { v - 1 } } else { v }) as i8
+                })
+                .collect();
+            let layer = packed(&values, seeds, parity);
+            for (index, &value) in values.iter().enumerate() {
+                prop_assert_eq!(layer.get(index), i32::from(value));
+            }
+        }
+    }
+}

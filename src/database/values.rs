@@ -1,0 +1,206 @@
+//! A layer's values in memory: a byte per position, or packed ([`PackedLayer`]) at about 4.5 bits.
+
+use std::sync::atomic::AtomicU8;
+
+use memmap2::{MmapMut, MmapOptions};
+
+use super::packed::{PackError, PackedLayer, Packer, check_values};
+
+/// How loaded layers are held in memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    /// About 4.5 bits a position: 30 seeds of Kalah(6,n) in 6.2 GB instead of 11 GB.
+    #[default]
+    Packed,
+    /// A byte a position: no decoding on a probe.
+    Bytes,
+}
+
+impl std::str::FromStr for Layout {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Layout, String> {
+        match text {
+            "packed" => Ok(Layout::Packed),
+            "bytes" => Ok(Layout::Bytes),
+            _ => Err(format!("unknown layout '{text}' (packed or bytes)")),
+        }
+    }
+}
+
+impl std::fmt::Display for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Layout::Packed => "packed",
+            Layout::Bytes => "bytes",
+        })
+    }
+}
+
+/// A layer's values: a byte a position while a builder writes them, either layout once done.
+pub enum LayerValues {
+    /// One i8 bit pattern per position.
+    Bytes(LayerBuffer),
+    /// Packed.
+    Packed(PackedLayer),
+}
+
+impl LayerValues {
+    /// The board value at `index`.
+    #[inline]
+    pub fn get(&self, index: usize) -> i32 {
+        match self {
+            LayerValues::Bytes(buffer) => i32::from(buffer.bytes()[index] as i8),
+            LayerValues::Packed(packed) => packed.get(index),
+        }
+    }
+
+    /// The address holding the value at `index`, for a prefetch.
+    #[inline]
+    pub fn address(&self, index: usize) -> *const u8 {
+        match self {
+            LayerValues::Bytes(buffer) => buffer.bytes().as_ptr().wrapping_add(index),
+            LayerValues::Packed(packed) => packed.address(index),
+        }
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        match self {
+            LayerValues::Bytes(buffer) => buffer.bytes().len(),
+            LayerValues::Packed(packed) => packed.len(),
+        }
+    }
+
+    /// Whether there are no positions.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values of positions `start..start + out.len()`, as i8 bit patterns.
+    pub fn copy_to(&self, start: usize, out: &mut [u8]) {
+        match self {
+            LayerValues::Bytes(buffer) => out.copy_from_slice(&buffer.bytes()[start..start + out.len()]),
+            LayerValues::Packed(packed) => packed.unpack(start, out),
+        }
+    }
+
+    /// Bytes of memory held.
+    pub fn memory_bytes(&self) -> u64 {
+        match self {
+            LayerValues::Bytes(buffer) => buffer.bytes().len() as u64,
+            LayerValues::Packed(packed) => packed.memory_bytes(),
+        }
+    }
+
+    /// Positions whose packed value is in the escape list; `None` for bytes.
+    pub fn escapes(&self) -> Option<u64> {
+        match self {
+            LayerValues::Bytes(_) => None,
+            LayerValues::Packed(packed) => Some(packed.escapes() as u64),
+        }
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> Layout {
+        match self {
+            LayerValues::Bytes(_) => Layout::Bytes,
+            LayerValues::Packed(_) => Layout::Packed,
+        }
+    }
+
+    /// These values in `layout`: bytes as they are, or packed (then the bytes are let go).
+    /// `seeds` and `parity` describe the layer ([`Packer::new`]).
+    pub fn into_layout(self, layout: Layout, seeds: usize, parity: bool) -> Result<LayerValues, PackError> {
+        match (self, layout) {
+            (LayerValues::Bytes(buffer), Layout::Packed) => {
+                Ok(LayerValues::Packed(PackedLayer::pack(buffer.bytes(), seeds, parity)?))
+            }
+            (values, _) => Ok(values),
+        }
+    }
+}
+
+/// Values arriving in order, e.g. from a compressed file: gathered into a layout without a second
+/// copy of the layer in memory when packed.
+pub struct Gatherer(Gathering);
+
+enum Gathering {
+    /// Written straight into a byte buffer, checked as [`Packer`] checks them.
+    Bytes { buffer: LayerBuffer, filled: usize, seeds: usize, parity: bool },
+    /// Packed as they come.
+    Packed(Packer),
+}
+
+impl Gatherer {
+    /// A gatherer for `len` values of a layer of `seeds` seeds ([`Packer::new`]).
+    pub fn new(layout: Layout, len: usize, seeds: usize, parity: bool) -> Result<Gatherer, PackError> {
+        Ok(Gatherer(match layout {
+            Layout::Bytes => Gathering::Bytes { buffer: LayerBuffer::zeroed(len)?, filled: 0, seeds, parity },
+            Layout::Packed => Gathering::Packed(Packer::new(len, seeds, parity)?),
+        }))
+    }
+
+    /// Takes the next values in order, checking them ([`check_values`]).
+    pub fn push(&mut self, values: &[u8]) -> Result<(), PackError> {
+        match &mut self.0 {
+            Gathering::Bytes { buffer, filled, seeds, parity } => {
+                check_values(values, *seeds, *parity)?;
+                buffer.bytes_mut()[*filled..*filled + values.len()].copy_from_slice(values);
+                *filled += values.len();
+                Ok(())
+            }
+            Gathering::Packed(packer) => packer.push(values),
+        }
+    }
+
+    /// The values, all pushed.
+    pub fn finish(self) -> LayerValues {
+        match self.0 {
+            Gathering::Bytes { buffer, .. } => LayerValues::Bytes(buffer),
+            Gathering::Packed(packer) => LayerValues::Packed(packer.finish()),
+        }
+    }
+}
+
+/// A layer's bytes in memory: an anonymous map the kernel is asked to back with huge pages.
+/// Probes and builders read layers at random, and with 4 KiB pages nearly every read of a large
+/// layer would also miss the TLB.
+pub struct LayerBuffer {
+    map: MmapMut,
+    len: usize,
+}
+
+impl LayerBuffer {
+    /// `len` zero bytes.
+    pub fn zeroed(len: usize) -> std::io::Result<LayerBuffer> {
+        // A zero-length anonymous map is refused; one spare byte keeps every buffer mappable.
+        let map = MmapOptions::new().len(len.max(1)).map_anon()?;
+        #[cfg(target_os = "linux")]
+        if len >= 2 << 20 {
+            // Only a hint: without transparent huge pages everything still works.
+            let _ = map.advise(memmap2::Advice::HugePage);
+        }
+        Ok(LayerBuffer { map, len })
+    }
+
+    /// The values, i8 bit patterns.
+    #[inline]
+    pub fn bytes(&self) -> &[u8] {
+        &self.map[..self.len]
+    }
+
+    /// The values, writable.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.map[..self.len]
+    }
+
+    /// The values as atomics, for builders whose threads write disjoint positions.
+    pub fn atomics(&mut self) -> &[AtomicU8] {
+        let bytes = self.bytes_mut();
+        // SAFETY: AtomicU8 has the same size, alignment and bit validity as u8, and the exclusive
+        // borrow guarantees no other view of these bytes exists while the atomic one lives.
+        unsafe { &*(bytes as *mut [u8] as *const [AtomicU8]) }
+    }
+}
