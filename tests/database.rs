@@ -254,7 +254,7 @@ fn packed_layers_hold_the_same_value_as_byte_layers_for_every_position() {
         for (houses, max_seeds) in [(4, 12), (5, 10)] {
             let root = tempfile::tempdir().unwrap();
             build_db(root.path(), &rules, houses, max_seeds);
-            let packed = Database::open(root.path(), &rules, houses).unwrap();
+            let packed = Database::open(root.path(), &rules, houses).unwrap().with_layout(Layout::Packed);
             let bytes = Database::open(root.path(), &rules, houses).unwrap().with_layout(Layout::Bytes);
             packed.verify_checksums().unwrap();
             bytes.verify_checksums().unwrap();

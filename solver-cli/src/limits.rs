@@ -38,7 +38,7 @@ pub fn table_mib(text: &str) -> Result<usize, String> {
     count(text, 1, memory_mib, "MiB of this machine's memory").map(|n| n as usize)
 }
 
-/// How database layers are held in memory: `packed` or `bytes`.
+/// How database layers are held in memory: `auto`, `packed` or `bytes`.
 pub fn layout(text: &str) -> Result<kalah::database::Layout, String> {
     text.parse()
 }

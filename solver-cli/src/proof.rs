@@ -306,6 +306,16 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
             report.sampled,
             report.confirmed,
         );
+        for leaf in &report.searched {
+            text += &format!(
+                "  {} {}: {} ({} nodes, {:.1} s)\n",
+                leaf.position,
+                leaf.claim,
+                if leaf.confirmed { "confirmed" } else { "NOT confirmed" },
+                leaf.nodes,
+                leaf.seconds
+            );
+        }
         for problem in &report.problems {
             text += &format!("  problem: {problem}\n");
         }

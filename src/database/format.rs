@@ -289,20 +289,34 @@ fn compress(len: usize, allow_compression: bool, fill: &(dyn Fn(usize, &mut [u8]
     (compressed_len * 4 <= len * 3).then_some(frames)
 }
 
-/// Decompresses a `zstd-i8` payload into `values`, whose length is the header's entry count. The
-/// error says what is wrong with a damaged payload.
+/// Decompresses a `zstd-i8` payload into `values`, whose length is the header's entry count: the
+/// frames in parallel on the current rayon pool, each into its own part of `values`. The error
+/// says what is wrong with a damaged payload.
 pub fn decode_zstd(payload: &[u8], values: &mut [u8]) -> Result<(), String> {
-    let mut filled = 0;
-    decode_zstd_in_order(payload, values.len() as u64, &mut |part: &[u8]| {
-        values[filled..filled + part.len()].copy_from_slice(part);
-        filled += part.len();
-        Ok(())
-    })
+    let frames = zstd_frames(payload, values.len() as u64)?;
+    decode_frames(&frames, values)
 }
 
-/// Frames decompressed together (in parallel on the current rayon pool) by
-/// [`decode_zstd_in_order`]: 256 MiB of values at a time.
-const FRAMES_AT_ONCE: usize = 16;
+/// Decompresses `frames` (with the values each holds) into consecutive parts of `values`, in
+/// parallel on the current rayon pool.
+fn decode_frames(frames: &[(&[u8], usize)], values: &mut [u8]) -> Result<(), String> {
+    use rayon::prelude::*;
+    let mut parts = Vec::with_capacity(frames.len());
+    let mut rest = values;
+    for &(frame, content) in frames {
+        let (part, tail) = std::mem::take(&mut rest).split_at_mut(content);
+        parts.push((frame, part));
+        rest = tail;
+    }
+    parts.into_par_iter().try_for_each(|(frame, part)| {
+        let written = zstd::bulk::decompress_to_buffer(frame, part).map_err(|err| format!("zstd: {err}"))?;
+        if written == part.len() {
+            Ok(())
+        } else {
+            Err(format!("a zstd frame decompressed to {written} values, its header says {}", part.len()))
+        }
+    })
+}
 
 /// Decompresses a `zstd-i8` payload of `total` values and hands them to `sink` in order, a batch
 /// of frames at a time, so that a caller packing the values never holds the whole layer as bytes.
@@ -313,26 +327,12 @@ pub fn decode_zstd_in_order(
     total: u64,
     sink: &mut dyn FnMut(&[u8]) -> Result<(), String>,
 ) -> Result<(), String> {
-    use rayon::prelude::*;
     let frames = zstd_frames(payload, total)?;
+    // A frame for each thread at a time: the buffer stays small (32 MiB on 2 cores).
     let mut buffer = Vec::new();
-    for batch in frames.chunks(FRAMES_AT_ONCE) {
+    for batch in frames.chunks(rayon::current_num_threads().max(1)) {
         buffer.resize(batch.iter().map(|(_, content)| content).sum(), 0);
-        let mut parts = Vec::with_capacity(batch.len());
-        let mut rest = buffer.as_mut_slice();
-        for &(frame, content) in batch {
-            let (part, tail) = std::mem::take(&mut rest).split_at_mut(content);
-            parts.push((frame, part));
-            rest = tail;
-        }
-        parts.into_par_iter().try_for_each(|(frame, part)| {
-            let written = zstd::bulk::decompress_to_buffer(frame, part).map_err(|err| format!("zstd: {err}"))?;
-            if written == part.len() {
-                Ok(())
-            } else {
-                Err(format!("a zstd frame decompressed to {written} values, its header says {}", part.len()))
-            }
-        })?;
+        decode_frames(batch, &mut buffer)?;
         sink(&buffer)?;
     }
     Ok(())

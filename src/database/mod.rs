@@ -25,7 +25,7 @@ use crate::index::{Layer, rank_and_seeds};
 use crate::moves::{best_board_value, move_board_value};
 use crate::rules::{End, Rules};
 use format::{Encoding, Header};
-use values::Gatherer;
+use packed::Packer;
 pub use values::{LayerBuffer, LayerValues, Layout};
 
 /// Where databases live when no directory is given.
@@ -256,17 +256,26 @@ fn load_values(
     if format::checksum(&payload) != header.payload_checksum {
         return Err(corrupt(format!("{} checksum mismatch", format::CHECKSUM)));
     }
-    let entries = header.entries as usize;
-    let mut values = Gatherer::new(layout, entries, header.seeds, rules.values_share_parity())
-        .map_err(|err| corrupt(err.to_string()))?;
+    let (entries, seeds, parity) = (header.entries as usize, header.seeds, rules.values_share_parity());
+    if layout == Layout::Bytes {
+        // Straight into the values' buffer, every frame at once.
+        let mut values = LayerBuffer::zeroed(entries).map_err(io)?;
+        match header.encoding {
+            Encoding::RawI8 => values.bytes_mut().copy_from_slice(&payload),
+            Encoding::ZstdI8 => format::decode_zstd(&payload, values.bytes_mut()).map_err(corrupt)?,
+        }
+        packed::check_values(values.bytes(), seeds, parity).map_err(|err| corrupt(err.to_string()))?;
+        return Ok(LayerValues::Bytes(values));
+    }
+    let mut packer = Packer::new(entries, seeds, parity).map_err(|err| corrupt(err.to_string()))?;
     match header.encoding {
-        Encoding::RawI8 => values.push(&payload).map_err(|err| corrupt(err.to_string()))?,
+        Encoding::RawI8 => packer.push(&payload).map_err(|err| corrupt(err.to_string()))?,
         Encoding::ZstdI8 => format::decode_zstd_in_order(&payload, header.entries, &mut |part| {
-            values.push(part).map_err(|err| err.to_string())
+            packer.push(part).map_err(|err| err.to_string())
         })
         .map_err(corrupt)?,
     }
-    Ok(values.finish())
+    Ok(LayerValues::Packed(packer.finish()))
 }
 
 /// A database opened for probing: the layers 0..=max_seeds of one rule set and board size.
@@ -355,7 +364,7 @@ impl Database {
                 values: OnceLock::new(),
             });
         }
-        Ok(Database { dir, rules, houses, layout: Layout::default(), layers })
+        Ok(Database { dir, rules, houses, layout: Layout::Packed, layers }.with_layout(Layout::default()))
     }
 
     /// The same database answering only up to `max_seeds` seeds on the board (the layers above
@@ -366,14 +375,14 @@ impl Database {
         self
     }
 
-    /// The same database holding its layers in `layout` once they are read (those read already
-    /// stay as they are).
+    /// The same database holding its layers in `layout` (`Auto` resolved for its size) once they
+    /// are read (those read already stay as they are).
     pub fn with_layout(mut self, layout: Layout) -> Database {
-        self.layout = layout;
+        self.layout = layout.for_positions(self.layers.iter().map(|l| l.header.entries).sum());
         self
     }
 
-    /// How layers are held once read.
+    /// How layers are held once read (never `Auto`).
     pub fn layout(&self) -> Layout {
         self.layout
     }

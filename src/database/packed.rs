@@ -196,7 +196,9 @@ impl Packer {
         let first_line = self.packed / LINE_POSITIONS;
         let line_count = values.len().div_ceil(LINE_POSITIONS);
         let lines = &mut self.layer.lines.bytes_mut()[first_line * LINE_BYTES..][..line_count * LINE_BYTES];
-        let codes = |v: u8| ((i32::from(v as i8) + seeds) / step) as u8;
+        // Checked above: v + seeds is in 0..=2 * seeds, and even when the step is 2.
+        let shift = u32::from(step == 2);
+        let codes = |v: u8| ((i32::from(v as i8) + seeds) >> shift) as u8;
         let escapes: Vec<Vec<u32>> = values
             .par_chunks(GROUP_POSITIONS)
             .zip(lines.par_chunks_mut(GROUP_LINES * LINE_BYTES))
@@ -225,60 +227,70 @@ impl Packer {
 /// Checks that `values` (i8 bit patterns) can be those of a layer of `seeds` seeds: each within
 /// ±seeds, and of the parity of `seeds` when `parity`. In parallel on the current rayon pool.
 pub fn check_values(values: &[u8], seeds: usize, parity: bool) -> Result<(), PackError> {
-    let (s, step) = (seeds as i32, if parity { 2 } else { 1 });
-    let wrong = |v: &u8| {
-        let v = i32::from(*v as i8);
+    let s = seeds as i32;
+    // What each byte says of a value, worked out once: the check is then one load a value.
+    let verdict = |byte: u8| {
+        let v = i32::from(byte as i8);
         if v.abs() > s {
             Some(PackError::OutOfRange { seeds })
-        } else if (v + s) % step != 0 {
+        } else if parity && (v + s) % 2 != 0 {
             Some(PackError::WrongParity { seeds })
         } else {
             None
         }
     };
-    match values.par_chunks(1 << 16).find_map_any(|chunk| chunk.iter().find_map(wrong)) {
-        Some(error) => Err(error),
+    let mut valid = [false; 256];
+    for byte in 0..=u8::MAX {
+        valid[usize::from(byte)] = verdict(byte).is_none();
+    }
+    match values.par_chunks(1 << 16).find_any(|chunk| !chunk.iter().all(|&v| valid[usize::from(v)])) {
+        Some(chunk) => Err(chunk.iter().find_map(|&v| verdict(v)).expect("a chunk with an invalid value")),
         None => Ok(()),
     }
 }
 
 /// Packs up to [`LINE_POSITIONS`] values into one line: the base code that leaves fewest values
 /// outside base..base + 15, each value's offset from it, and `escape(slot, value)` for the rest.
+/// `code` turns a checked value into its code.
 fn pack_line(values: &[u8], line: &mut [u8], code: &impl Fn(u8) -> u8, mut escape: impl FnMut(usize, u8)) {
-    let mut counts = [0u8; 256];
+    let mut codes = [0u8; LINE_POSITIONS];
+    let codes = &mut codes[..values.len()];
     let (mut low, mut high) = (u8::MAX, 0);
-    for &value in values {
-        let c = code(value);
-        counts[usize::from(c)] += 1;
-        (low, high) = (low.min(c), high.max(c));
+    for (c, &value) in codes.iter_mut().zip(values) {
+        *c = code(value);
+        (low, high) = (low.min(*c), high.max(*c));
     }
-    // The window of 15 codes holding the most values; the lowest such base.
-    let window = usize::from(ESCAPE);
-    let mut base = low;
-    if usize::from(high - low) >= window {
-        let (mut best, mut held) = (0usize, 0usize);
-        for c in usize::from(low)..=usize::from(high) {
-            held += usize::from(counts[c]);
-            if c >= usize::from(low) + window {
-                held -= usize::from(counts[c - window]);
-            }
-            let start = (c + 1).saturating_sub(window).max(usize::from(low));
-            if held > best {
-                (best, base) = (held, start as u8);
-            }
-        }
-    }
+    let base = if high - low < ESCAPE { low } else { best_base(codes, low, high) };
     line[0] = base;
-    for (slot, &value) in values.iter().enumerate() {
-        let c = code(value);
-        let offset = if c >= base && c - base < ESCAPE {
-            c - base
-        } else {
+    for (slot, (&c, &value)) in codes.iter().zip(values).enumerate() {
+        let mut offset = c.wrapping_sub(base);
+        if offset >= ESCAPE {
             escape(slot, value);
-            ESCAPE
-        };
+            offset = ESCAPE;
+        }
         line[OFFSETS_AT + slot / 2] |= offset << ((slot & 1) * 4);
     }
+}
+
+/// The lowest base whose window of 15 codes holds the most of `codes` (spread from `low` to `high`).
+#[cold]
+fn best_base(codes: &[u8], low: u8, high: u8) -> u8 {
+    let mut counts = [0u8; 256];
+    for &c in codes {
+        counts[usize::from(c)] += 1;
+    }
+    let (low, window) = (usize::from(low), usize::from(ESCAPE));
+    let (mut base, mut best, mut held) = (low, 0, 0);
+    for c in low..=usize::from(high) {
+        held += usize::from(counts[c]);
+        if c >= low + window {
+            held -= usize::from(counts[c - window]);
+        }
+        if held > best {
+            (best, base) = (held, (c + 1).saturating_sub(window).max(low));
+        }
+    }
+    base as u8
 }
 
 #[cfg(test)]

@@ -4,17 +4,34 @@ use std::sync::atomic::AtomicU8;
 
 use memmap2::{MmapMut, MmapOptions};
 
-use super::packed::{PackError, PackedLayer, Packer, check_values};
+use super::packed::{PackError, PackedLayer};
 
 /// How loaded layers are held in memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Layout {
-    /// About 4.5 bits a position: 30 seeds of Kalah(6,n) in 6.2 GB instead of 11 GB.
+    /// Bytes for a database of at most a quarter of the machine's memory at a byte a position
+    /// (they read in half the time), packed for a bigger one ([`Layout::for_positions`]).
     #[default]
+    Auto,
+    /// About 4.2-4.5 bits a position: 30 seeds of Kalah(6,n) in 6.0 GB instead of 11 GB.
     Packed,
-    /// A byte a position: no decoding on a probe.
+    /// A byte a position: no decoding on a probe, and the fastest to read.
     Bytes,
+}
+
+impl Layout {
+    /// The layout for a database of `positions` positions: `Auto` resolved against this machine's
+    /// memory (packed where it cannot be read).
+    pub fn for_positions(self, positions: u64) -> Layout {
+        match self {
+            Layout::Auto => match crate::memory::total_bytes() {
+                Some(memory) if positions <= memory / 4 => Layout::Bytes,
+                _ => Layout::Packed,
+            },
+            chosen => chosen,
+        }
+    }
 }
 
 impl std::str::FromStr for Layout {
@@ -22,9 +39,10 @@ impl std::str::FromStr for Layout {
 
     fn from_str(text: &str) -> Result<Layout, String> {
         match text {
+            "auto" => Ok(Layout::Auto),
             "packed" => Ok(Layout::Packed),
             "bytes" => Ok(Layout::Bytes),
-            _ => Err(format!("unknown layout '{text}' (packed or bytes)")),
+            _ => Err(format!("unknown layout '{text}' (auto, packed or bytes)")),
         }
     }
 }
@@ -32,6 +50,7 @@ impl std::str::FromStr for Layout {
 impl std::fmt::Display for Layout {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
+            Layout::Auto => "auto",
             Layout::Packed => "packed",
             Layout::Bytes => "bytes",
         })
@@ -110,7 +129,8 @@ impl LayerValues {
         }
     }
 
-    /// These values in `layout`: bytes as they are, or packed (then the bytes are let go).
+    /// These values in `layout` (resolved, not `Auto`): bytes as they are, or packed (then the
+    /// bytes are let go).
     /// `seeds` and `parity` describe the layer ([`Packer::new`]).
     pub fn into_layout(self, layout: Layout, seeds: usize, parity: bool) -> Result<LayerValues, PackError> {
         match (self, layout) {
@@ -118,48 +138,6 @@ impl LayerValues {
                 Ok(LayerValues::Packed(PackedLayer::pack(buffer.bytes(), seeds, parity)?))
             }
             (values, _) => Ok(values),
-        }
-    }
-}
-
-/// Values arriving in order, e.g. from a compressed file: gathered into a layout without a second
-/// copy of the layer in memory when packed.
-pub struct Gatherer(Gathering);
-
-enum Gathering {
-    /// Written straight into a byte buffer, checked as [`Packer`] checks them.
-    Bytes { buffer: LayerBuffer, filled: usize, seeds: usize, parity: bool },
-    /// Packed as they come.
-    Packed(Packer),
-}
-
-impl Gatherer {
-    /// A gatherer for `len` values of a layer of `seeds` seeds ([`Packer::new`]).
-    pub fn new(layout: Layout, len: usize, seeds: usize, parity: bool) -> Result<Gatherer, PackError> {
-        Ok(Gatherer(match layout {
-            Layout::Bytes => Gathering::Bytes { buffer: LayerBuffer::zeroed(len)?, filled: 0, seeds, parity },
-            Layout::Packed => Gathering::Packed(Packer::new(len, seeds, parity)?),
-        }))
-    }
-
-    /// Takes the next values in order, checking them ([`check_values`]).
-    pub fn push(&mut self, values: &[u8]) -> Result<(), PackError> {
-        match &mut self.0 {
-            Gathering::Bytes { buffer, filled, seeds, parity } => {
-                check_values(values, *seeds, *parity)?;
-                buffer.bytes_mut()[*filled..*filled + values.len()].copy_from_slice(values);
-                *filled += values.len();
-                Ok(())
-            }
-            Gathering::Packed(packer) => packer.push(values),
-        }
-    }
-
-    /// The values, all pushed.
-    pub fn finish(self) -> LayerValues {
-        match self.0 {
-            Gathering::Bytes { buffer, .. } => LayerValues::Bytes(buffer),
-            Gathering::Packed(packer) => LayerValues::Packed(packer.finish()),
         }
     }
 }

@@ -37,7 +37,7 @@ impl KeptEngines {
     /// all of them together within `tables_bytes` (at least one table is kept).
     pub fn new(root: PathBuf, max_seeds: Option<usize>, table_bytes: usize, tables_bytes: usize) -> KeptEngines {
         let max_kept = (tables_bytes / table_bytes.max(1)).max(1);
-        KeptEngines { root, max_seeds, layout: Layout::Packed, table_bytes, max_kept, kept: Mutex::new(HashMap::new()) }
+        KeptEngines { root, max_seeds, layout: Layout::Auto, table_bytes, max_kept, kept: Mutex::new(HashMap::new()) }
     }
 
     /// The same, holding database layers in `layout`.
@@ -109,11 +109,11 @@ impl KeptEngines {
 
     /// `db` as the searches use it: up to the seeds asked for, in the layout asked for.
     fn limit(&self, db: Database) -> Database {
-        let db = db.with_layout(self.layout);
-        match self.max_seeds {
+        let db = match self.max_seeds {
             Some(seeds) if seeds < db.max_seeds() => db.limited_to(seeds),
             _ => db,
-        }
+        };
+        db.with_layout(self.layout)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(Rules, usize), Kept>> {

@@ -205,7 +205,7 @@ mod tests {
     use crate::rules::Direction;
 
     fn databases(root: &Path, enabled: bool) -> Databases {
-        Databases { root: root.to_path_buf(), enabled, layout: Layout::Packed }
+        Databases { root: root.to_path_buf(), enabled, layout: Layout::Auto }
     }
 
     #[test]

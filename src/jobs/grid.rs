@@ -155,7 +155,7 @@ mod tests {
     fn the_grid_agrees_with_the_reference_solver_and_is_written_as_csv() {
         let dir = tempfile::tempdir().unwrap();
         let databases =
-            Databases { root: dir.path().join("db"), enabled: false, layout: crate::database::Layout::Packed };
+            Databases { root: dir.path().join("db"), enabled: false, layout: crate::database::Layout::Auto };
         let setup = Setup { databases, table_mb: Some(1), threads: 1 };
         let rules = Rules::STANDARD;
         let path = grid_path(dir.path(), &rules);

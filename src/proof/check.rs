@@ -32,6 +32,23 @@ pub struct CheckReport {
     pub sampled: usize,
     /// Of which the search confirmed.
     pub confirmed: usize,
+    /// Each leaf searched again, in the order searched.
+    pub searched: Vec<LeafSearch>,
+}
+
+/// One leaf searched again by the check.
+#[derive(Clone, Debug, Serialize)]
+pub struct LeafSearch {
+    /// The leaf.
+    pub position: String,
+    /// The claim its log settled, e.g. ">= 4".
+    pub claim: String,
+    /// Whether the search agreed with the log.
+    pub confirmed: bool,
+    /// Nodes the search took (its table holds what earlier leaves' searches left).
+    pub nodes: u64,
+    /// Seconds it took.
+    pub seconds: f64,
 }
 
 impl CheckReport {
@@ -221,9 +238,18 @@ pub fn check(
         for leaf in &chosen {
             let question = spec.node_claim(leaf);
             let (beta, holds_if_at_least) = question.board_test(leaf);
+            let (clock, nodes_before) = (std::time::Instant::now(), search.stats().nodes);
             let holds = search.board_value_at_least(leaf, beta)? == holds_if_at_least;
+            let confirmed = holds == checker.settled[leaf].holds;
+            report.searched.push(LeafSearch {
+                position: leaf.to_string(),
+                claim: question.to_string(),
+                confirmed,
+                nodes: search.stats().nodes - nodes_before,
+                seconds: clock.elapsed().as_secs_f64(),
+            });
             report.sampled += 1;
-            if holds == checker.settled[leaf].holds {
+            if confirmed {
                 report.confirmed += 1;
             } else {
                 checker.problems.push(format!("{leaf}: the log says '{question}' {}, the search does not", {

@@ -46,8 +46,8 @@ pub struct BuildOptions {
     /// Value every move with the plain move generator, never the fast path (for tests that
     /// check the two agree).
     pub reference_moves: bool,
-    /// How finished layers are held while the next ones are computed: packed, the largest
-    /// database fits in memory.
+    /// How finished layers are held while the next ones are computed (packed: the largest
+    /// databases fit in memory; `Auto`: packed when the database is big for the machine).
     pub layout: Layout,
 }
 
@@ -102,6 +102,8 @@ pub fn build(
     fs::create_dir_all(&dir).map_err(|source| DbError::Io { path: dir.clone(), source })?;
     let _lock = crate::lock::FileLock::acquire(dir.join("build.lock"))?;
     let fast = fast::applies(&rules) && !options.reference_moves;
+    let positions = (0..=options.max_seeds).map(|seeds| Layer::new(&rules, houses, seeds).len()).sum();
+    let layout = options.layout.for_positions(positions);
     let mut builder = Builder {
         rules,
         houses,
@@ -126,7 +128,7 @@ pub fn build(
         builder.layers.push(Layer::new(&rules, houses, seeds));
         if path.exists() {
             finish_write(writing.take().map(PendingWrite::write), progress, &mut reports, options.max_seeds)?;
-            builder.finished.push(Arc::new(builder.reuse(&path, seeds, options.layout)?));
+            builder.finished.push(Arc::new(builder.reuse(&path, seeds, layout)?));
             let positions = builder.layers[seeds].len();
             let report = LayerReport { seeds, positions, bytes: file_len(&path)?, seconds: 0.0, reused: true };
             record(report, progress, &mut reports, options.max_seeds)?;
@@ -138,7 +140,7 @@ pub fn build(
         finish_write(written, progress, &mut reports, options.max_seeds)?;
         let values = values.map_err(|source| DbError::Io { path: path.clone(), source })?;
         let values = LayerValues::Bytes(values)
-            .into_layout(options.layout, seeds, builder.rules.values_share_parity())
+            .into_layout(layout, seeds, builder.rules.values_share_parity())
             .map_err(|err| DbError::Corrupt { path: path.clone(), reason: format!("the computed layer: {err}") })?;
         let values = Arc::new(values);
         let writer = LayerWriter { path, rules: builder.rules, houses, seeds, compress: options.compress };
