@@ -250,32 +250,52 @@ fn load_values(
 ) -> Result<LayerValues, DbError> {
     let io = |source| DbError::Io { path: path.to_path_buf(), source };
     let corrupt = |reason: String| DbError::Corrupt { path: path.to_path_buf(), reason };
-    file.seek(SeekFrom::Start(start)).map_err(io)?;
-    let mut payload = vec![0; header.payload_len as usize];
-    file.read_exact(&mut payload).map_err(io)?;
-    if format::checksum(&payload) != header.payload_checksum {
-        return Err(corrupt(format!("{} checksum mismatch", format::CHECKSUM)));
-    }
+    let refused = |err| pack_refused(path, err);
+    let checksum = |payload: &[u8]| match format::checksum(payload) == header.payload_checksum {
+        true => Ok(()),
+        false => Err(corrupt(format!("{} checksum mismatch", format::CHECKSUM))),
+    };
     let (entries, seeds, parity) = (header.entries as usize, header.seeds, rules.values_share_parity());
+    file.seek(SeekFrom::Start(start)).map_err(io)?;
     if layout == Layout::Bytes {
-        // Straight into the values' buffer, every frame at once.
         let mut values = LayerBuffer::zeroed(entries).map_err(io)?;
         match header.encoding {
-            Encoding::RawI8 => values.bytes_mut().copy_from_slice(&payload),
-            Encoding::ZstdI8 => format::decode_zstd(&payload, values.bytes_mut()).map_err(corrupt)?,
+            // The payload is the values: read straight into their buffer.
+            Encoding::RawI8 => {
+                file.read_exact(values.bytes_mut()).map_err(io)?;
+                checksum(values.bytes())?;
+            }
+            Encoding::ZstdI8 => {
+                let mut payload = vec![0; header.payload_len as usize];
+                file.read_exact(&mut payload).map_err(io)?;
+                checksum(&payload)?;
+                format::decode_zstd(&payload, values.bytes_mut()).map_err(corrupt)?;
+            }
         }
-        packed::check_values(values.bytes(), seeds, parity).map_err(|err| corrupt(err.to_string()))?;
+        packed::check_values(values.bytes(), seeds, parity).map_err(refused)?;
         return Ok(LayerValues::Bytes(values));
     }
-    let mut packer = Packer::new(entries, seeds, parity).map_err(|err| corrupt(err.to_string()))?;
+    let mut payload = vec![0; header.payload_len as usize];
+    file.read_exact(&mut payload).map_err(io)?;
+    checksum(&payload)?;
+    let mut packer = Packer::new(entries, seeds, parity).map_err(refused)?;
     match header.encoding {
-        Encoding::RawI8 => packer.push(&payload).map_err(|err| corrupt(err.to_string()))?,
+        Encoding::RawI8 => packer.push(&payload).map_err(refused)?,
         Encoding::ZstdI8 => format::decode_zstd_in_order(&payload, header.entries, &mut |part| {
             packer.push(part).map_err(|err| err.to_string())
         })
         .map_err(corrupt)?,
     }
     Ok(LayerValues::Packed(packer.finish()))
+}
+
+/// Why `path`'s values could not be packed: values no layer can hold are damage, memory that
+/// cannot be had is the system's answer.
+fn pack_refused(path: &Path, err: packed::PackError) -> DbError {
+    match err {
+        packed::PackError::Memory(source) => DbError::Io { path: path.to_path_buf(), source },
+        values => DbError::Corrupt { path: path.to_path_buf(), reason: values.to_string() },
+    }
 }
 
 /// A database opened for probing: the layers 0..=max_seeds of one rule set and board size.

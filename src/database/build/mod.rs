@@ -141,7 +141,7 @@ pub fn build(
         let values = values.map_err(|source| DbError::Io { path: path.clone(), source })?;
         let values = LayerValues::Bytes(values)
             .into_layout(layout, seeds, builder.rules.values_share_parity())
-            .map_err(|err| DbError::Corrupt { path: path.clone(), reason: format!("the computed layer: {err}") })?;
+            .map_err(|err| super::pack_refused(&path, err))?;
         let values = Arc::new(values);
         let writer = LayerWriter { path, rules: builder.rules, houses, seeds, compress: options.compress };
         writing = Some(PendingWrite { writer, values: Arc::clone(&values), clock });
