@@ -163,9 +163,11 @@ impl Rules {
     }
 
     /// Whether every board value of a position with s seeds on the board has the parity of s:
-    /// when every seed ends in one store or the other, the two sides' gains add up to s.
+    /// when every seed ends in one store or the other, the two sides' gains add up to s. Not so
+    /// when seeds are discarded, nor where positions repeat: a game played round and round for
+    /// ever is worth 0 for the seeds on the board.
     pub fn values_share_parity(&self) -> bool {
-        self.remaining == Remaining::Owner
+        self.remaining == Remaining::Owner && !self.has_cycles()
     }
 
     /// Every dimension with its value's name, in a fixed order.
