@@ -22,7 +22,7 @@ pub struct DbArgs {
     #[arg(long, value_name = "DIR", env = "KALAH_DB", default_value = kalah::database::DEFAULT_ROOT)]
     pub db: PathBuf,
     /// How layers are held in memory: packed (about 4.2-4.5 bits a position), bytes (a byte each,
-    /// read twice as fast), or auto (bytes when they take at most a quarter of the memory)
+    /// read twice as fast), or auto (bytes when they take at most a quarter of the memory).
     #[arg(long, value_name = "LAYOUT", env = "KALAH_DB_LAYOUT", default_value = "auto", value_parser = limits::layout)]
     pub db_layout: Layout,
 }
@@ -163,11 +163,12 @@ impl Progress for Bars {
 }
 
 fn bits_per_position(bytes: u64, positions: u64) -> String {
-    if positions == 0 {
-        "empty".to_string()
-    } else {
-        format!("{:.2} bits/position", 8.0 * bytes as f64 / positions as f64)
-    }
+    if positions == 0 { "empty".to_string() } else { format!("{:.2} bits/position", bits(bytes, positions)) }
+}
+
+/// Bits a position of `bytes` over `positions` (0 for none).
+fn bits(bytes: u64, positions: u64) -> f64 {
+    if positions == 0 { 0.0 } else { 8.0 * bytes as f64 / positions as f64 }
 }
 
 pub fn build(args: &BuildArgs) -> anyhow::Result<String> {
@@ -238,9 +239,7 @@ pub fn info(args: &InfoArgs) -> anyhow::Result<String> {
         let layers = db.layer_info();
         let positions: u64 = layers.iter().map(|l| l.entries).sum();
         let bytes: u64 = layers.iter().map(|l| l.bytes).sum();
-        let memory = args.memory.then(|| layers.iter().filter_map(|l| l.memory_bytes).sum::<u64>());
-        let bits =
-            |bytes: u64, positions: u64| if positions == 0 { 0.0 } else { 8.0 * bytes as f64 / positions as f64 };
+        let memory = args.memory.then(|| db.memory_bytes());
         json_dbs.push(json!({
             "dir": db.dir(), "rules": db.rules().to_string(), "rule_dimensions": db.rules(), "houses": db.houses(),
             "max_seeds": db.max_seeds(), "positions": positions, "bytes": bytes,

@@ -255,6 +255,11 @@ fn load_values(
         true => Ok(()),
         false => Err(corrupt(format!("{} checksum mismatch", format::CHECKSUM))),
     };
+    let read_payload = |file: &mut File| {
+        let mut payload = vec![0; header.payload_len as usize];
+        file.read_exact(&mut payload).map_err(io)?;
+        checksum(&payload).map(|()| payload)
+    };
     let (entries, seeds, parity) = (header.entries as usize, header.seeds, rules.values_share_parity());
     file.seek(SeekFrom::Start(start)).map_err(io)?;
     if layout == Layout::Bytes {
@@ -265,19 +270,12 @@ fn load_values(
                 file.read_exact(values.bytes_mut()).map_err(io)?;
                 checksum(values.bytes())?;
             }
-            Encoding::ZstdI8 => {
-                let mut payload = vec![0; header.payload_len as usize];
-                file.read_exact(&mut payload).map_err(io)?;
-                checksum(&payload)?;
-                format::decode_zstd(&payload, values.bytes_mut()).map_err(corrupt)?;
-            }
+            Encoding::ZstdI8 => format::decode_zstd(&read_payload(&mut file)?, values.bytes_mut()).map_err(corrupt)?,
         }
         packed::check_values(values.bytes(), seeds, parity).map_err(refused)?;
         return Ok(LayerValues::Bytes(values));
     }
-    let mut payload = vec![0; header.payload_len as usize];
-    file.read_exact(&mut payload).map_err(io)?;
-    checksum(&payload)?;
+    let payload = read_payload(&mut file)?;
     let mut packer = Packer::new(entries, seeds, parity).map_err(refused)?;
     match header.encoding {
         Encoding::RawI8 => packer.push(&payload).map_err(refused)?,

@@ -2,9 +2,10 @@
 //!
 //! A layer of s seeds holds values in ±s, and under rules that leave no seed unclaimed all of them
 //! have the parity of s (the two sides share the s seeds), so a value is a *code*
-//! `(value + s) / step` with `step` 2 (1 when seeds may be discarded). Neighbouring positions share
-//! the mover's row and differ a little in the opponent's, and their values lie close together (see
-//! docs/performance-history.md for the measured spread). So a [`Line`] of 64 bytes, one cache line,
+//! `(value + s) / step` with `step` 2 (1 where seeds may be discarded or positions repeat:
+//! [`crate::rules::Rules::values_share_parity`]). Neighbouring positions share the mover's row and
+//! differ a little in the opponent's, and their values lie close together (see
+//! docs/performance-history.md for the measured spread). So a line of 64 bytes, one cache line,
 //! holds 124 consecutive positions: a base code and a 4-bit offset from it for each; offset 15
 //! escapes, and the value is then in the layer's escape list, a few dozen sorted entries per
 //! [`GROUP_LINES`] lines. Almost every probe is one memory read, like a byte per position.
@@ -175,13 +176,10 @@ impl Packer {
         Ok(())
     }
 
-    /// The packed layer. Every value must have been pushed.
+    /// The packed layer. Every value must have been pushed: the push that completes the layer
+    /// packs its last values.
     pub fn finish(mut self) -> PackedLayer {
-        assert_eq!(self.packed + self.carry.len(), self.layer.len, "every value of the layer was pushed");
-        if !self.carry.is_empty() {
-            let carry = std::mem::take(&mut self.carry);
-            self.pack_groups(&carry).expect("the carried values were checked when pushed");
-        }
+        assert_eq!(self.packed, self.layer.len, "every value of the layer was pushed");
         self.layer.escapes.shrink_to_fit();
         self.layer
     }

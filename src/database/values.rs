@@ -121,17 +121,9 @@ impl LayerValues {
         }
     }
 
-    /// The layout.
-    pub fn layout(&self) -> Layout {
-        match self {
-            LayerValues::Bytes(_) => Layout::Bytes,
-            LayerValues::Packed(_) => Layout::Packed,
-        }
-    }
-
     /// These values in `layout` (resolved, not `Auto`): bytes as they are, or packed (then the
     /// bytes are let go).
-    /// `seeds` and `parity` describe the layer ([`Packer::new`]).
+    /// `seeds` and `parity` describe the layer ([`PackedLayer::pack`]).
     pub fn into_layout(self, layout: Layout, seeds: usize, parity: bool) -> Result<LayerValues, PackError> {
         match (self, layout) {
             (LayerValues::Bytes(buffer), Layout::Packed) => {

@@ -125,7 +125,6 @@ impl KeptEngines {
 mod tests {
     use super::*;
     use crate::board::Position;
-    use crate::database::Layout;
     use crate::database::build::{self, BuildOptions};
     use crate::engine::Quietly;
 
