@@ -63,9 +63,10 @@ pub fn parse_position(text: &str) -> Result<Position, ParseError> {
         match token {
             "S" | "s" => side = Some(Side::South),
             "N" | "n" => side = Some(Side::North),
-            _ => match token.parse::<u32>() {
-                Ok(seeds) => bins.push((seeds, span)),
-                Err(_) => {
+            // Digits only: Rust's parser would take "+4" as 4.
+            _ => match token.parse::<u32>().ok().filter(|_| token.bytes().all(|b| b.is_ascii_digit())) {
+                Some(seeds) => bins.push((seeds, span)),
+                None => {
                     return Err(ParseError::new(
                         format!("'{token}' is neither a seed count nor the side to move (S or N)"),
                         span,
@@ -111,6 +112,12 @@ pub fn parse_start(text: &str) -> Result<Position, ParseError> {
             ));
         }
         return Position::start(houses, seeds).map_err(|err| ParseError::new(err.to_string(), span));
+    }
+    if tokens(text).count() == 1 {
+        return Err(ParseError::new(
+            format!("'{trimmed}' is neither a start MxN (e.g. 6x4) nor a position (2m+2 seed counts, then S or N)"),
+            whole(text),
+        ));
     }
     parse_position(text)
 }
@@ -342,6 +349,8 @@ mod tests {
         let err = parse_position("4 4 x 4 0 4 4 4 4 0 S").unwrap_err();
         assert_eq!(err.span, 4..5);
         assert!(err.message.contains("'x'"), "{}", err.message);
+        let err = parse_position("4 +4 4 0 4 4 4 0 S").unwrap_err();
+        assert_eq!((err.span.clone(), err.message.contains("'+4' is neither")), (2..4, true), "{}", err.message);
         let err = parse_position("4 4 4 0 4 4 4 0").unwrap_err();
         assert!(err.message.contains("side to move"), "{}", err.message);
         let err = parse_position("4 4 4 0 4 4 0 S").unwrap_err();
@@ -361,6 +370,9 @@ mod tests {
         assert!(parse_start("6by4").is_err());
         assert!(parse_start("4x0").unwrap_err().message.contains("no seeds"));
         assert!(parse_start("4 4 x").unwrap_err().message.contains("'x' is neither"));
+        for lone in ["+4", "6", "S", "6*4"] {
+            assert!(parse_start(lone).unwrap_err().message.contains("neither a start MxN"), "{lone}");
+        }
     }
 
     #[test]

@@ -1,11 +1,20 @@
 //! Load test of `kalah serve` (run by scripts/load-test.sh): N requests from C concurrent clients,
 //! each for a different position reached by random play from a start, mostly `/position` and
 //! every fifth `/mainline`. Prints requests per second and latency percentiles; exits 1 if any
-//! request failed.
+//! request failed. Two hostile mixes go with it:
+//! - `--slow S`: S more clients ask at the same moment for positions far beyond the databases
+//!   (searches that run out of time); they may be refused (503), the others may not.
+//! - `--slowloris L`: L more connections, opened before the clients start, send a request's head a
+//!   line every 500 ms, never finishing, for as long as the test runs and at least
+//!   `--drip-seconds`; the count the server closed is printed.
 //!
 //! cargo run --release -p solver-cli --example load_test -- --url http://127.0.0.1:8080 \
-//!     [--requests 2000] [--clients 8] [--rules standard] [--start 6x4] [--min-seeds 8] [--max-seeds 28]
+//!     [--requests 2000] [--clients 8] [--rules standard] [--start 6x4] [--min-seeds 8] [--max-seeds 28] \
+//!     [--slow 0] [--slowloris 0] [--drip-seconds 0]
 
+use std::io::Write;
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use kalah::{Position, Rules};
@@ -19,6 +28,9 @@ struct Options {
     start: String,
     min_seeds: u32,
     max_seeds: u32,
+    slow: usize,
+    slowloris: usize,
+    drip_seconds: u64,
 }
 
 fn options() -> Result<Options, String> {
@@ -30,6 +42,9 @@ fn options() -> Result<Options, String> {
         start: "6x4".to_string(),
         min_seeds: 8,
         max_seeds: 28,
+        slow: 0,
+        slowloris: 0,
+        drip_seconds: 0,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -43,6 +58,9 @@ fn options() -> Result<Options, String> {
             "--start" => options.start = value,
             "--min-seeds" => options.min_seeds = number()? as u32,
             "--max-seeds" => options.max_seeds = number()? as u32,
+            "--slow" => options.slow = number()?,
+            "--slowloris" => options.slowloris = number()?,
+            "--drip-seconds" => options.drip_seconds = number()? as u64,
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -98,6 +116,40 @@ fn request(agent: &ureq::Agent, url: &str, endpoint: &str, rules: &str, position
     Outcome { latency: clock.elapsed(), result }
 }
 
+/// Opens `count` connections, then says `ready`; they send a request's head a line every 500 ms
+/// and never finish it, until `stop` and `at_least` has passed. Counts in `closed` those the
+/// server closes.
+fn drip_heads(
+    host: &str,
+    count: usize,
+    at_least: Duration,
+    ready: &AtomicBool,
+    stop: &AtomicBool,
+    closed: &AtomicUsize,
+) {
+    let clock = Instant::now();
+    let mut open: Vec<TcpStream> = (0..count)
+        .filter_map(|_| {
+            let mut stream = TcpStream::connect(host).ok()?;
+            stream.write_all(b"GET /api/v1/rules HTTP/1.1\r\nHost: load-test\r\n").ok()?;
+            Some(stream)
+        })
+        .collect();
+    closed.fetch_add(count - open.len(), Ordering::SeqCst);
+    ready.store(true, Ordering::SeqCst);
+    let done = || stop.load(Ordering::SeqCst) && clock.elapsed() >= at_least;
+    while !open.is_empty() && !done() {
+        std::thread::sleep(Duration::from_millis(500));
+        open.retain_mut(|stream| {
+            let alive = stream.write_all(b"X-Drip: 1\r\n").is_ok();
+            if !alive {
+                closed.fetch_add(1, Ordering::SeqCst);
+            }
+            alive
+        });
+    }
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[index].as_secs_f64() * 1e3
@@ -120,8 +172,31 @@ fn main() {
     let positions: Vec<Position> = (0..options.requests)
         .map(|_| random_position(&rules, &start, options.min_seeds, options.max_seeds, &mut seed))
         .collect();
-    let clock = Instant::now();
-    let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
+    // Positions far beyond any database: Kalah(6,6) after a few random moves.
+    let far: Vec<Position> = (0..options.slow)
+        .map(|_| random_position(&rules, &Position::start(6, 6).expect("a start"), 60, 70, &mut seed))
+        .collect();
+    let host = options.url.trim_start_matches("http://").to_string();
+    let (dripping, stop_dripping) = (AtomicBool::new(false), AtomicBool::new(false));
+    let dripping_closed = AtomicUsize::new(0);
+    let (outcomes, slow_statuses, seconds) = std::thread::scope(|scope| {
+        let host = &host;
+        if options.slowloris > 0 {
+            let (ready, stop, closed) = (&dripping, &stop_dripping, &dripping_closed);
+            let at_least = Duration::from_secs(options.drip_seconds);
+            scope.spawn(move || drip_heads(host, options.slowloris, at_least, ready, stop, closed));
+            while !dripping.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        let clock = Instant::now();
+        let slow: Vec<_> = far
+            .iter()
+            .map(|position| {
+                let options = &options;
+                scope.spawn(move || request(&ureq::agent(), &options.url, "position", &options.rules, position))
+            })
+            .collect();
         let workers: Vec<_> = (0..options.clients)
             .map(|client| {
                 let (positions, options) = (&positions, &options);
@@ -137,9 +212,14 @@ fn main() {
                 })
             })
             .collect();
-        workers.into_iter().flat_map(|worker| worker.join().expect("a client thread")).collect()
+        let outcomes: Vec<Outcome> =
+            workers.into_iter().flat_map(|worker| worker.join().expect("a client thread")).collect();
+        // The clients' time: the slow searches may go on after them.
+        let seconds = clock.elapsed().as_secs_f64();
+        let slow: Vec<Outcome> = slow.into_iter().map(|worker| worker.join().expect("a client thread")).collect();
+        stop_dripping.store(true, Ordering::SeqCst);
+        (outcomes, slow, seconds)
     });
-    let seconds = clock.elapsed().as_secs_f64();
     let mut latencies: Vec<Duration> = outcomes.iter().map(|o| o.latency).collect();
     latencies.sort();
     let mut sources = std::collections::BTreeMap::new();
@@ -172,6 +252,25 @@ fn main() {
     }
     let sources: Vec<String> = sources.iter().map(|(source, count)| format!("{source} {count}")).collect();
     println!("answered: {}", sources.join(", "));
+    if !slow_statuses.is_empty() {
+        let refused = slow_statuses.iter().filter(|o| o.result.as_ref().is_err_and(|e| e.contains("503"))).count();
+        let mut latencies: Vec<Duration> = slow_statuses.iter().map(|o| o.latency).collect();
+        latencies.sort();
+        println!(
+            "{} searches beyond the databases sent at once: {} answered, {} refused with 503, slowest after {:.1} s",
+            slow_statuses.len(),
+            slow_statuses.iter().filter(|o| o.result.is_ok()).count(),
+            refused,
+            percentile(&latencies, 1.0) / 1e3
+        );
+    }
+    if options.slowloris > 0 {
+        println!(
+            "{} connections sending a head a line at a time: {} closed by the server",
+            options.slowloris,
+            dripping_closed.load(Ordering::SeqCst)
+        );
+    }
     for err in errors.iter().take(5) {
         eprintln!("failed: {err}");
     }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::board::Position;
 use crate::database::{Database, DbError, Layout};
 use crate::rules::Rules;
 use crate::search::table::Table;
@@ -19,6 +20,13 @@ pub struct Kept {
     pub database: Option<Arc<Database>>,
     /// The table its searches share.
     pub table: Arc<Table>,
+}
+
+impl Kept {
+    /// Whether the database holds `position`'s value (a search over it only probes).
+    pub fn holds(&self, position: &Position) -> bool {
+        self.database.as_ref().is_some_and(|db| position.seeds_on_board() as usize <= db.max_seeds())
+    }
 }
 
 /// The [`Kept`] database and table of every rule set and board size asked for so far.

@@ -3,11 +3,17 @@
 //! sets and databases on offer) and the analysis board page at `/`, whose files are compiled into
 //! the binary.
 //!
-//! Every answer is computed on tokio's blocking threads by a single-threaded [`Search`] with the
-//! request's deadline, so requests run in parallel up to `--workers` at a time and a position too
-//! big to solve in time gets a 503 instead of a hung connection. The searches of one rule set and
-//! board size share one transposition table for the server's lifetime: a user stepping through a
-//! game asks for positions whose subtrees the previous requests have solved.
+//! Every answer is computed on tokio's blocking threads. Answers that need no search (given
+//! before, held by a database, finished games, the rule sets) are computed at once; searches are
+//! single-threaded [`Search`]es with the request's deadline that queue for `--workers`
+//! ([`queue`]), so a position too big to solve in time gets a 503 instead of a hung connection,
+//! and slow searches never hold up the cheap requests. The searches of one rule set and board
+//! size share one transposition table for the server's lifetime: a user stepping through a game
+//! asks for positions whose subtrees the previous requests have solved. How connections are
+//! accepted and timed out is [`connections`]'s business.
+
+mod connections;
+mod queue;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -46,6 +52,17 @@ pub struct ServeArgs {
     /// Requests searched at the same time (default: all cores); others wait their turn.
     #[arg(long, value_name = "N", value_parser = limits::threads)]
     workers: Option<usize>,
+    /// Searches that may wait for a worker; a search request beyond them is answered 503 at
+    /// once. Requests that need no search never wait.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = queue_length)]
+    max_queue: usize,
+    /// Connections open at once; more clients wait in the system's listen queue.
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = max_connections)]
+    max_connections: usize,
+    /// Seconds a client has to send a request's head once the server is ready for it; a
+    /// connection left idle that long is closed too.
+    #[arg(long, value_name = "S", default_value = "10", value_parser = limits::seconds)]
+    header_timeout: Duration,
     /// Transposition table shared by the searches of each rule set and board size, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 256, value_parser = limits::table_mib)]
     table_mb: usize,
@@ -69,18 +86,26 @@ struct Service {
     /// Answers given, by endpoint, rules and position: a user who undoes or reloads, or many who
     /// open the same start, are answered at once.
     answers: Mutex<HashMap<(&'static str, Rules, Position), Value>>,
-    workers: tokio::sync::Semaphore,
+    searches: queue::SearchQueue,
+}
+
+fn queue_length(text: &str) -> Result<usize, String> {
+    limits::count(text, 0, 1 << 20, "waiting searches").map(|n| n as usize)
+}
+
+fn max_connections(text: &str) -> Result<usize, String> {
+    limits::count(text, 1, 1 << 20, "connections").map(|n| n as usize)
 }
 
 /// A request that gets no answer: its HTTP status and what to tell the client.
 #[derive(Debug)]
-struct ApiError {
+pub(crate) struct ApiError {
     status: StatusCode,
     message: String,
 }
 
 impl ApiError {
-    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+    pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
         ApiError { status, message: message.into() }
     }
 
@@ -114,6 +139,7 @@ fn search_error(err: SearchError, time_limit: Duration) -> ApiError {
 
 /// The query of `/position` and `/mainline`: `pos` (position text) and `rules` (a rule set name
 /// with optional overrides, default standard).
+#[derive(Clone, Copy)]
 struct PositionQuery {
     position: Position,
     rules: Rules,
@@ -156,8 +182,10 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
         .with_layout(args.db.db_layout),
         time_limit: args.time_limit,
         answers: Mutex::new(HashMap::new()),
-        workers: tokio::sync::Semaphore::new(workers),
+        searches: queue::SearchQueue::new(workers, args.max_queue),
     });
+    let limits =
+        connections::ConnectionLimits { max_connections: args.max_connections, header_timeout: args.header_timeout };
     if args.preload {
         service.engines.preload(|db| eprintln!("loading {} (up to {} seeds)", db.dir().display(), db.max_seeds()))?;
     }
@@ -168,7 +196,7 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
             .map_err(|err| anyhow::anyhow!("cannot listen on {}: {err}", args.bind))?;
         // Tests and scripts read the address (the port when 0 was asked) from this line.
         crate::write_stdout(&format!("listening on http://{}\n", listener.local_addr()?))?;
-        axum::serve(listener, router(service)).with_graceful_shutdown(shutdown()).await?;
+        connections::serve(listener, router(service), limits, shutdown()).await?;
         anyhow::Ok(())
     })?;
     Ok(String::new())
@@ -176,9 +204,12 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
 
 fn router(service: Arc<Service>) -> Router {
     Router::new()
-        .route("/", get(|| async { page("text/html; charset=utf-8", include_str!("../web/index.html")) }))
-        .route("/board.js", get(|| async { page("text/javascript; charset=utf-8", include_str!("../web/board.js")) }))
-        .route("/board.css", get(|| async { page("text/css; charset=utf-8", include_str!("../web/board.css")) }))
+        .route("/", get(|| async { page("text/html; charset=utf-8", include_str!("../../web/index.html")) }))
+        .route(
+            "/board.js",
+            get(|| async { page("text/javascript; charset=utf-8", include_str!("../../web/board.js")) }),
+        )
+        .route("/board.css", get(|| async { page("text/css; charset=utf-8", include_str!("../../web/board.css")) }))
         .route("/api/v1/position", get(position))
         .route("/api/v1/mainline", get(mainline))
         .route("/api/v1/rules", get(rule_sets))
@@ -216,20 +247,18 @@ async fn position(
     State(service): State<Arc<Service>>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
-    let query = PositionQuery::parse(query)?;
-    service.run(move |service| service.remembered("position", &query, Service::analyse)).await
+    service.answer("position", PositionQuery::parse(query)?, Service::analyse).await
 }
 
 async fn mainline(
     State(service): State<Arc<Service>>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
-    let query = PositionQuery::parse(query)?;
-    service.run(move |service| service.remembered("mainline", &query, Service::mainline)).await
+    service.answer("mainline", PositionQuery::parse(query)?, Service::mainline).await
 }
 
 async fn rule_sets(State(service): State<Arc<Service>>) -> Result<axum::Json<Value>, ApiError> {
-    service.run(|service| service.offer()).await
+    service.blocking(|service| service.offer()).await.map(axum::Json)
 }
 
 /// A legal move as the API reports it: `house` 1-based from the mover's left.
@@ -254,44 +283,57 @@ fn move_json(rules: &Rules, position: &Position, house: usize) -> (Value, Positi
 }
 
 impl Service {
-    /// Runs `work` on a blocking thread once a worker is free. Waiting for a worker counts
-    /// against the time limit too: a request is never left hanging.
-    async fn run(
+    /// `endpoint`'s answer to `query`: the one given before, else computed (in the search queue
+    /// if it needs a search) and remembered.
+    async fn answer(
         self: Arc<Self>,
-        work: impl FnOnce(&Service) -> Result<Value, ApiError> + Send + 'static,
-    ) -> Result<axum::Json<Value>, ApiError> {
-        let busy = || ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the server is busy: try again");
-        let permit = tokio::time::timeout(self.time_limit, self.workers.acquire()).await.map_err(|_| busy())?;
-        let _permit = permit.map_err(|_| busy())?;
-        let service = Arc::clone(&self);
-        let answer = tokio::task::spawn_blocking(move || work(&service))
-            .await
-            .map_err(|err| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the request failed: {err}")))?;
-        answer.map(axum::Json)
-    }
-
-    /// The answer given before to the same request, else `answer`'s, remembered.
-    fn remembered(
-        &self,
         endpoint: &'static str,
-        query: &PositionQuery,
-        answer: fn(&Service, &PositionQuery) -> Result<Value, ApiError>,
-    ) -> Result<Value, ApiError> {
+        query: PositionQuery,
+        compute: fn(&Service, &PositionQuery) -> Result<Value, ApiError>,
+    ) -> Result<axum::Json<Value>, ApiError> {
         let key = (endpoint, query.rules, query.position);
-        let lock = || self.answers.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(value) = lock().get(&key) {
-            let mut value = value.clone();
+        if let Some(mut value) = self.lock_answers().get(&key).cloned() {
             value["cached"] = json!(true);
-            return Ok(value);
+            return Ok(axum::Json(value));
         }
-        let value = answer(self, query)?;
-        let mut answers = lock();
+        let needs_search = self.blocking(move |service| service.needs_search(&query)).await?;
+        let _worker = match needs_search {
+            true => Some(self.searches.enter(self.time_limit).await?),
+            false => None,
+        };
+        let value = self.blocking(move |service| compute(service, &query)).await?;
+        let mut answers = self.lock_answers();
         // About 2 KB an answer: forget them all rather than grow past some 100 MB.
         if answers.len() >= 50_000 {
             answers.clear();
         }
         answers.insert(key, value.clone());
-        Ok(value)
+        Ok(axum::Json(value))
+    }
+
+    /// Runs `work` on one of tokio's blocking threads.
+    async fn blocking<T: Send + 'static>(
+        self: &Arc<Self>,
+        work: impl FnOnce(&Service) -> Result<T, ApiError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let service = Arc::clone(self);
+        tokio::task::spawn_blocking(move || work(&service))
+            .await
+            .map_err(|err| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the request failed: {err}")))?
+    }
+
+    fn lock_answers(&self) -> std::sync::MutexGuard<'_, HashMap<(&'static str, Rules, Position), Value>> {
+        self.answers.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Whether answering `query` takes a search: not for a finished game or a position the
+    /// database holds (whose answer is a few probes, at most a layer's first reading).
+    fn needs_search(&self, query: &PositionQuery) -> Result<bool, ApiError> {
+        let PositionQuery { position, rules } = query;
+        if position.is_over(rules) {
+            return Ok(false);
+        }
+        Ok(!self.engine(rules, position.houses())?.holds(position))
     }
 
     /// The database and table for `rules` and `houses`, and a search over them within the time
