@@ -62,6 +62,8 @@ pub enum Source {
     Database,
     /// The search proved it.
     Search,
+    /// The shipped result tables hold it (the opening book).
+    Book,
 }
 
 impl Source {
@@ -71,6 +73,7 @@ impl Source {
             Source::Rules => "rules",
             Source::Database => "database",
             Source::Search => "search",
+            Source::Book => "book",
         }
     }
 }

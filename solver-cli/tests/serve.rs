@@ -1,5 +1,6 @@
 //! `kalah serve` over HTTP: its answers against the plain recursive solver, the perfect-play
-//! line replayed move by move, bad input, time limits and parallel requests.
+//! line replayed move by move, bad input, time limits and parallel requests, the opening book
+//! and the answers remembered across a restart.
 
 mod common;
 
@@ -207,6 +208,11 @@ fn positions_out_of_reach_are_refused_in_time_and_clockwise_ones_searched() {
     assert_eq!(status, 503, "{body}");
     assert!(body["error"].as_str().unwrap().contains("time limit"), "{body}");
     assert!(clock.elapsed() < Duration::from_secs(20), "answered after the limit, not hung");
+    // Still every legal move with the position it leads to, for the board to show.
+    let moves = body["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 6, "{body}");
+    assert_eq!((moves[0]["move"].as_u64(), moves[0]["extra_turn"].as_bool()), (Some(1), Some(true)));
+    assert_eq!(moves[0]["position"], "0 7 7 7 7 7 1 6 6 6 6 6 6 0 S");
     // The mainline endpoint keeps the same limit.
     let mainline = format!("{}/api/v1/mainline", server.url);
     let (status, _) = get_json(&client, &mainline, &[("pos", &Position::start(6, 6).unwrap().to_string())]);
@@ -276,4 +282,56 @@ fn max_seeds_limits_the_database_and_preload_loads_it_first() {
         assert_eq!(answer["source"], source, "{text}");
         check_answer(&answer, &position, &mut solver);
     }
+}
+
+#[test]
+fn starts_and_their_first_turns_are_answered_from_the_book_at_once() {
+    let root = tempfile::tempdir().unwrap();
+    // A time limit no search of Kalah(6,5) could meet: these answers come from the book.
+    let server = Server::start(root.path(), &["--time-limit", "0.1"]);
+    let client = agent();
+    let url = format!("{}/api/v1/position", server.url);
+    let (status, start) = get_json(&client, &url, &[("pos", "6x5"), ("rules", "empty-capture")]);
+    assert_eq!((status, start["source"].as_str(), start["value"].as_i64()), (200, Some("book"), Some(12)), "{start}");
+    // Move 2 ends in South's store: the position after it, South to move again, is in the book
+    // too, its best move 3 worth the start's +12 (the best opening is 2 3).
+    let two = start["moves"].as_array().unwrap().iter().find(|m| m["move"] == 2).unwrap();
+    assert_eq!((two["extra_turn"].as_bool(), two["value"].as_i64()), (Some(true), Some(12)));
+    let (status, after) =
+        get_json(&client, &url, &[("pos", two["position"].as_str().unwrap()), ("rules", "empty-capture")]);
+    assert_eq!((status, after["source"].as_str(), after["value"].as_i64()), (200, Some("book"), Some(12)), "{after}");
+    assert_eq!(after["moves"][0]["move"], 3);
+
+    let openings = format!("{}/api/v1/openings", server.url);
+    let (status, table) = get_json(&client, &openings, &[("pos", "6x4"), ("rules", "standard")]);
+    assert_eq!(status, 200, "{table}");
+    assert_eq!((table["value"].as_i64(), table["pie_value"].as_i64()), (Some(8), Some(0)));
+    assert_eq!(table["best"], serde_json::json!(["3 6"]));
+    assert_eq!(table["openings"].as_array().unwrap().len(), 10);
+    let (status, body) = get_json(&client, &openings, &[("pos", "4x4")]);
+    assert_eq!(status, 404, "{body}");
+    let (_, offer) = get_json(&client, &format!("{}/api/v1/rules", server.url), &[]);
+    assert_eq!(offer["openings"].as_array().unwrap().len(), 4, "{offer}");
+}
+
+#[test]
+fn computed_answers_are_remembered_across_a_restart() {
+    let root = tempfile::tempdir().unwrap();
+    let position = "3 3 3 3 0 3 3 3 3 0 S";
+    let first = {
+        let server = Server::start(root.path(), &[]);
+        position_query(&server, &kalah::parse_position(position).unwrap(), "standard")
+    };
+    assert_eq!(first["cached"], false);
+    assert!(root.path().join("answers.jsonl").exists());
+    // A new server with no time to search still answers: from the file under --db.
+    let server = Server::start(root.path(), &["--time-limit", "0.001"]);
+    let (status, again) = get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", position)]);
+    assert_eq!((status, again["cached"].as_bool()), (200, Some(true)), "{again}");
+    assert_eq!(again["moves"], first["moves"]);
+    assert_eq!(again["value"], first["value"]);
+    // --no-cache starts with nothing remembered.
+    let server = Server::start(root.path(), &["--no-cache"]);
+    let (_, fresh) = get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", position)]);
+    assert_eq!(fresh["cached"], false);
 }

@@ -4,6 +4,7 @@
 //! one analysis of a position they all report. [`kept`] holds what a long-running service keeps
 //! between requests.
 
+pub mod book;
 pub mod kept;
 
 use std::path::{Path, PathBuf};

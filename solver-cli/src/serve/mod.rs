@@ -12,12 +12,14 @@
 //! asks for positions whose subtrees the previous requests have solved. How connections are
 //! accepted and timed out is [`connections`]'s business.
 
+mod cache;
 mod connections;
 mod queue;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -27,6 +29,8 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use clap::Args;
+use kalah::answer::PositionAnswer;
+use kalah::engine::book::OpeningBook;
 use kalah::engine::kept::{Kept, KeptEngines};
 use kalah::rules::{RULE_SETS, Rules};
 use kalah::search::{Search, SearchError};
@@ -77,16 +81,41 @@ pub struct ServeArgs {
     /// be read (needs memory for all of them: about one byte per position).
     #[arg(long)]
     preload: bool,
+    /// Where computed answers are kept across restarts (default: answers.jsonl under --db).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_cache")]
+    cache: Option<PathBuf>,
+    /// Keep computed answers in memory only.
+    #[arg(long)]
+    no_cache: bool,
+    /// Answers kept, the oldest forgotten first (about 2 KB each, in memory and on disk).
+    #[arg(long, value_name = "N", default_value_t = 20_000, value_parser = cache_answers)]
+    cache_answers: usize,
+    /// More result files for the opening book: every openings-*.jsonl in DIR (the tables of
+    /// data/results/ are built into the binary).
+    #[arg(long, value_name = "DIR")]
+    book: Option<PathBuf>,
 }
+
+/// The openings tables shipped in data/results/, served without a search.
+const SHIPPED_OPENINGS: [(&str, &str); 2] = [
+    ("data/results/openings-6x4.jsonl", include_str!("../../../data/results/openings-6x4.jsonl")),
+    ("data/results/openings-6x5.jsonl", include_str!("../../../data/results/openings-6x5.jsonl")),
+];
 
 /// What every request shares: the databases and tables kept, the answers given, and the limits.
 struct Service {
     engines: KeptEngines,
     time_limit: Duration,
     /// Answers given, by endpoint, rules and position: a user who undoes or reloads, or many who
-    /// open the same start, are answered at once.
-    answers: Mutex<HashMap<(&'static str, Rules, Position), Value>>,
+    /// open the same start, are answered at once, after a restart too.
+    answers: cache::AnswerCache,
+    /// Starts and their first turns, answered from the shipped results.
+    book: OpeningBook,
     searches: queue::SearchQueue,
+}
+
+fn cache_answers(text: &str) -> Result<usize, String> {
+    limits::count(text, 1, 10_000_000, "answers").map(|n| n as usize)
 }
 
 fn queue_length(text: &str) -> Result<usize, String> {
@@ -102,11 +131,18 @@ fn max_connections(text: &str) -> Result<usize, String> {
 pub(crate) struct ApiError {
     status: StatusCode,
     message: String,
+    /// More fields of the answer (the legal moves of a position not solved in time).
+    details: serde_json::Map<String, Value>,
 }
 
 impl ApiError {
     pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, message: message.into() }
+        ApiError { status, message: message.into(), details: serde_json::Map::new() }
+    }
+
+    fn with(mut self, field: &str, value: Value) -> ApiError {
+        self.details.insert(field.to_string(), value);
+        self
     }
 
     fn bad_request(message: impl Into<String>) -> ApiError {
@@ -116,7 +152,9 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, axum::Json(json!({ "error": self.message, "status": self.status.as_u16() }))).into_response()
+        let mut body = json!({ "error": self.message, "status": self.status.as_u16() });
+        body.as_object_mut().expect("an object").extend(self.details);
+        (self.status, axum::Json(body)).into_response()
     }
 }
 
@@ -160,7 +198,7 @@ impl PositionQuery {
         let text = params.get("pos").ok_or_else(|| {
             ApiError::bad_request("missing parameter pos: a position such as '4 4 4 4 4 4 0 4 4 4 4 4 4 0 S'")
         })?;
-        let position = kalah::parse_position(text)
+        let position = kalah::parse_start(text)
             .map_err(|err| ApiError::bad_request(format!("bad position: {}", err.render(text))))?;
         let rules = match params.get("rules") {
             Some(name) => name.parse::<Rules>().map_err(|err| ApiError::bad_request(format!("bad rules: {err}")))?,
@@ -172,6 +210,23 @@ impl PositionQuery {
 
 pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
     let workers = args.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut book = OpeningBook::default();
+    for (name, text) in SHIPPED_OPENINGS {
+        book.add_text(name, text)?;
+    }
+    if let Some(dir) = &args.book {
+        anyhow::ensure!(dir.is_dir(), "--book {}: not a directory", dir.display());
+        book.add_dir(dir)?;
+    }
+    let cache_path = match (&args.cache, args.no_cache) {
+        (_, true) => None,
+        (Some(path), false) => Some(path.clone()),
+        (None, false) => Some(args.db.db.join("answers.jsonl")),
+    };
+    let (answers, warning) = cache::AnswerCache::open(cache_path.as_deref(), args.cache_answers);
+    if let Some(warning) = warning {
+        eprintln!("warning: {warning}");
+    }
     let service = Arc::new(Service {
         engines: KeptEngines::new(
             args.db.db.clone(),
@@ -181,7 +236,8 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
         )
         .with_layout(args.db.db_layout),
         time_limit: args.time_limit,
-        answers: Mutex::new(HashMap::new()),
+        answers,
+        book,
         searches: queue::SearchQueue::new(workers, args.max_queue),
     });
     let limits =
@@ -213,6 +269,7 @@ fn router(service: Arc<Service>) -> Router {
         .route("/api/v1/position", get(position))
         .route("/api/v1/mainline", get(mainline))
         .route("/api/v1/rules", get(rule_sets))
+        .route("/api/v1/openings", get(openings))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page: the API is under /api/v1/") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(
@@ -257,6 +314,20 @@ async fn mainline(
     service.answer("mainline", PositionQuery::parse(query)?, Service::mainline).await
 }
 
+async fn openings(
+    State(service): State<Arc<Service>>,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<axum::Json<Value>, ApiError> {
+    let PositionQuery { position, rules } = PositionQuery::parse(query)?;
+    let table = service.book.start(&rules, &position).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("no openings table for {position} under {rules}: /api/v1/rules lists the starts there are"),
+        )
+    })?;
+    Ok(axum::Json(json!(table)))
+}
+
 async fn rule_sets(State(service): State<Arc<Service>>) -> Result<axum::Json<Value>, ApiError> {
     service.blocking(|service| service.offer()).await.map(axum::Json)
 }
@@ -282,6 +353,42 @@ fn move_json(rules: &Rules, position: &Position, house: usize) -> (Value, Positi
     (value, after)
 }
 
+/// The `/position` answer for `query`: the value and every legal move's, each with what it does.
+fn position_json(query: &PositionQuery, answer: &PositionAnswer, database_max_seeds: Option<usize>) -> Value {
+    let PositionQuery { position, rules } = query;
+    let mut value = json!({
+        "position": position,
+        "rules": rules.to_string(),
+        "houses": position.houses(),
+        "to_move": position.to_move(),
+    });
+    value.as_object_mut().expect("an object").extend(as_object(answer));
+    let moves: Vec<Value> = answer
+        .moves
+        .iter()
+        .map(|m| {
+            let (mut entry, _) = move_json(rules, position, m.house - 1);
+            entry["value"] = json!(m.value);
+            entry["best"] = json!(m.best);
+            entry
+        })
+        .collect();
+    value["moves"] = json!(moves);
+    value["database_max_seeds"] = json!(database_max_seeds);
+    value["cached"] = json!(false);
+    value
+}
+
+/// Every legal move of `query`'s position with what it does, without values: what a client can
+/// still show of a position not solved in time.
+fn legal_moves_json(query: &PositionQuery) -> Value {
+    let PositionQuery { position, rules } = query;
+    if position.is_over(rules) {
+        return json!([]);
+    }
+    json!(position.legal_moves().map(|house| move_json(rules, position, house).0).collect::<Vec<_>>())
+}
+
 impl Service {
     /// `endpoint`'s answer to `query`: the one given before, else computed (in the search queue
     /// if it needs a search) and remembered.
@@ -292,22 +399,28 @@ impl Service {
         compute: fn(&Service, &PositionQuery) -> Result<Value, ApiError>,
     ) -> Result<axum::Json<Value>, ApiError> {
         let key = (endpoint, query.rules, query.position);
-        if let Some(mut value) = self.lock_answers().get(&key).cloned() {
+        if endpoint == "position"
+            && let Some(answer) = self.book.answer(&query.rules, &query.position)
+        {
+            return Ok(axum::Json(position_json(&query, &answer, None)));
+        }
+        if let Some(mut value) = self.answers.get(&key) {
             value["cached"] = json!(true);
             return Ok(axum::Json(value));
         }
+        let with_moves = |err: ApiError| match err.status {
+            StatusCode::SERVICE_UNAVAILABLE => err.with("moves", legal_moves_json(&query)),
+            _ => err,
+        };
         let needs_search = self.blocking(move |service| service.needs_search(&query)).await?;
         let _worker = match needs_search {
-            true => Some(self.searches.enter(self.time_limit).await?),
+            true => Some(self.searches.enter(self.time_limit).await.map_err(with_moves)?),
             false => None,
         };
-        let value = self.blocking(move |service| compute(service, &query)).await?;
-        let mut answers = self.lock_answers();
-        // About 2 KB an answer: forget them all rather than grow past some 100 MB.
-        if answers.len() >= 50_000 {
-            answers.clear();
+        let value = self.blocking(move |service| compute(service, &query)).await.map_err(with_moves)?;
+        if let Err(err) = self.answers.insert(key, value.clone()) {
+            eprintln!("warning: answer cache: {err}");
         }
-        answers.insert(key, value.clone());
         Ok(axum::Json(value))
     }
 
@@ -320,10 +433,6 @@ impl Service {
         tokio::task::spawn_blocking(move || work(&service))
             .await
             .map_err(|err| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the request failed: {err}")))?
-    }
-
-    fn lock_answers(&self) -> std::sync::MutexGuard<'_, HashMap<(&'static str, Rules, Position), Value>> {
-        self.answers.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Whether answering `query` takes a search: not for a finished game or a position the
@@ -355,28 +464,7 @@ impl Service {
         let mut search = self.search(rules, &engine)?;
         let answer =
             kalah::engine::analyse_position(&mut search, position).map_err(|err| search_error(err, self.time_limit))?;
-        let mut value = json!({
-            "position": position,
-            "rules": rules.to_string(),
-            "houses": position.houses(),
-            "to_move": position.to_move(),
-        });
-        value.as_object_mut().expect("an object").extend(as_object(&answer));
-        // Each move with what it does: the bin sown from, captures, the position after it.
-        let moves: Vec<Value> = answer
-            .moves
-            .iter()
-            .map(|m| {
-                let (mut entry, _) = move_json(rules, position, m.house - 1);
-                entry["value"] = json!(m.value);
-                entry["best"] = json!(m.best);
-                entry
-            })
-            .collect();
-        value["moves"] = json!(moves);
-        value["database_max_seeds"] = json!(engine.database.as_ref().map(|db| db.max_seeds()));
-        value["cached"] = json!(false);
-        Ok(value)
+        Ok(position_json(query, &answer, engine.database.as_ref().map(|db| db.max_seeds())))
     }
 
     /// `/mainline`: a perfect-play line from the position to the end of the game, one entry per
@@ -431,7 +519,8 @@ impl Service {
         }))
     }
 
-    /// `/rules`: the named rule sets, and the databases opened or on disk.
+    /// `/rules`: the named rule sets, the databases opened or on disk, and the starts with an
+    /// openings table.
     fn offer(&self) -> Result<Value, ApiError> {
         let rule_sets: Vec<Value> =
             RULE_SETS.iter().map(|(name, rules)| json!({ "name": name, "rules": rules.to_string() })).collect();
@@ -441,9 +530,16 @@ impl Service {
             .iter()
             .map(|db| json!({ "rules": db.rules().to_string(), "houses": db.houses(), "max_seeds": db.max_seeds() }))
             .collect();
+        let mut openings: Vec<Value> = self
+            .book
+            .starts()
+            .map(|table| json!({ "rules": table.rules, "position": table.position, "value": table.value }))
+            .collect();
+        openings.sort_by_key(|start| (start["position"].to_string(), start["rules"].to_string()));
         Ok(json!({
             "rule_sets": rule_sets,
             "databases": databases,
+            "openings": openings,
             "time_limit": self.time_limit.as_secs_f64(),
             "max_houses": kalah::board::MAX_HOUSES,
         }))

@@ -1,0 +1,309 @@
+//! The opening book: what the shipped result files (`data/results/openings-*.jsonl`, written by
+//! `kalah run`) prove about starts, served without a search. Such a file gives every first turn
+//! of a start with its exact value, so the book knows the value of every move at the start and
+//! at each position within the first turn (a move's value is the best of the first turns that
+//! begin with it), and each start's opening table with its pie-rule value.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::answer::{MoveValue, PositionAnswer, Source, wdl};
+use crate::board::Position;
+use crate::notation::parse_position;
+use crate::rules::Rules;
+
+/// One opening of a start, as the result files give it.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct BookOpening {
+    /// The first turn, canonical houses from the mover's left (`3 6`).
+    #[serde(rename = "move")]
+    pub moves: String,
+    /// Its exact value for the first player.
+    pub value: i32,
+}
+
+/// A start's openings: the value, the pie-rule value, and every first turn.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct StartTable {
+    /// The rules, as text that parses back.
+    pub rules: String,
+    /// The start position.
+    pub position: String,
+    /// The first player's exact value.
+    pub value: i32,
+    /// The first player's value when the opponent may swap after the first turn.
+    pub pie_value: i32,
+    /// The first turns reaching the value.
+    pub best: Vec<String>,
+    /// The first turns reaching the pie value: the fairest.
+    pub fairest: Vec<String>,
+    /// Every first turn.
+    pub openings: Vec<BookOpening>,
+}
+
+/// A line of a result file; items other than complete openings tables are skipped.
+#[derive(Deserialize)]
+struct ResultLine {
+    rules: String,
+    position: String,
+    compute: String,
+    value: Option<i32>,
+    #[serde(default)]
+    openings: Vec<ResultOpening>,
+}
+
+#[derive(Deserialize)]
+struct ResultOpening {
+    #[serde(rename = "move")]
+    moves: String,
+    value: Option<i32>,
+}
+
+/// What the book was made from that it could not use.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {message}")]
+pub struct BookError {
+    /// The result file.
+    pub file: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+/// Starts and the positions of their first turn, with every move's value.
+#[derive(Debug, Default)]
+pub struct OpeningBook {
+    starts: HashMap<(Rules, Position), StartTable>,
+    /// Every legal move's value at each position of a first turn, by house 0..m.
+    moves: HashMap<(Rules, Position), Vec<(usize, i32)>>,
+}
+
+impl OpeningBook {
+    /// The book of every `openings-*.jsonl` under `dir` (none: an empty book).
+    pub fn load(dir: &Path) -> Result<OpeningBook, BookError> {
+        let mut book = OpeningBook::default();
+        book.add_dir(dir)?;
+        Ok(book)
+    }
+
+    /// Adds every `openings-*.jsonl` under `dir` (a missing directory adds nothing).
+    pub fn add_dir(&mut self, dir: &Path) -> Result<(), BookError> {
+        let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+        let mut files: Vec<_> = entries
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|path| {
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                name.starts_with("openings-") && name.ends_with(".jsonl") && !name.ends_with(".tasks.jsonl")
+            })
+            .collect();
+        files.sort();
+        for file in files {
+            let name = file.display().to_string();
+            let text = std::fs::read_to_string(&file)
+                .map_err(|err| BookError { file: name.clone(), message: err.to_string() })?;
+            self.add_text(&name, &text)?;
+        }
+        Ok(())
+    }
+
+    /// Adds the result lines of `text` (the file `name`).
+    pub fn add_text(&mut self, name: &str, text: &str) -> Result<(), BookError> {
+        let failed = |number: usize, message: String| BookError {
+            file: name.to_string(),
+            message: format!("line {}: {message}", number + 1),
+        };
+        for (number, line) in text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
+            let record: ResultLine = serde_json::from_str(line).map_err(|err| failed(number, err.to_string()))?;
+            self.add(&record).map_err(|message| failed(number, message))?;
+        }
+        Ok(())
+    }
+
+    /// Adds a complete openings table (one with every opening's exact value).
+    fn add(&mut self, record: &ResultLine) -> Result<(), String> {
+        if record.compute != "openings" || record.value.is_none() {
+            return Ok(());
+        }
+        let rules: Rules = record.rules.parse().map_err(|err| format!("{err}"))?;
+        let start = parse_position(&record.position).map_err(|err| err.message)?;
+        let mut openings = Vec::new();
+        for opening in &record.openings {
+            let Some(value) = opening.value else { return Ok(()) };
+            openings.push(BookOpening { moves: opening.moves.clone(), value });
+        }
+        let mut best_after: HashMap<Position, Vec<(usize, i32)>> = HashMap::new();
+        for opening in &openings {
+            let mut position = start;
+            let houses: Vec<usize> = opening
+                .moves
+                .split_whitespace()
+                .map(|house| house.parse::<usize>().map_err(|_| format!("bad opening '{}'", opening.moves)))
+                .collect::<Result<_, _>>()?;
+            for (i, &house) in houses.iter().enumerate() {
+                let legal = house >= 1 && position.legal_moves().any(|h| h == house - 1);
+                if !legal || position.is_over(&rules) {
+                    return Err(format!("opening '{}' is not a legal first turn", opening.moves));
+                }
+                let moves = best_after.entry(position).or_default();
+                match moves.iter_mut().find(|(h, _)| *h == house - 1) {
+                    Some((_, value)) => *value = (*value).max(opening.value),
+                    None => moves.push((house - 1, opening.value)),
+                }
+                let outcome = position.play(&rules, house - 1);
+                if outcome.extra_turn != (i + 1 < houses.len()) {
+                    return Err(format!("opening '{}' does not end where its turn ends", opening.moves));
+                }
+            }
+        }
+        // Every position of a first turn must have all its legal moves covered.
+        for (position, moves) in &best_after {
+            if position.legal_moves().count() != moves.len() {
+                return Err(format!("the openings of {} leave out moves of {position}", record.position));
+            }
+        }
+        let value = openings.iter().map(|o| o.value).max().ok_or("no openings")?;
+        if value != record.value.unwrap_or(value) {
+            return Err(format!("value {} is not the best opening's {value}", record.value.unwrap_or(value)));
+        }
+        let pie_value = openings.iter().map(|o| -o.value.abs()).max().ok_or("no openings")?;
+        let with =
+            |keep: &dyn Fn(i32) -> bool| openings.iter().filter(|o| keep(o.value)).map(|o| o.moves.clone()).collect();
+        let table = StartTable {
+            rules: rules.to_string(),
+            position: start.to_string(),
+            value,
+            pie_value,
+            best: with(&|v| v == value),
+            fairest: with(&|v| -v.abs() == pie_value),
+            openings,
+        };
+        let rules = rules.for_values();
+        for (position, moves) in best_after {
+            self.moves.insert((rules, position), moves);
+        }
+        self.starts.insert((rules, start), table);
+        Ok(())
+    }
+
+    /// The openings table of `start` under `rules`, if the book has it.
+    pub fn start(&self, rules: &Rules, start: &Position) -> Option<&StartTable> {
+        self.starts.get(&(rules.for_values(), *start))
+    }
+
+    /// Every start in the book.
+    pub fn starts(&self) -> impl Iterator<Item = &StartTable> {
+        self.starts.values()
+    }
+
+    /// The analysis of `position` if it is a start or lies within a first turn of one.
+    pub fn answer(&self, rules: &Rules, position: &Position) -> Option<PositionAnswer> {
+        let values = self.moves.get(&(rules.for_values(), *position))?;
+        let value = values.iter().map(|&(_, v)| v).max()?;
+        let mut moves: Vec<MoveValue> =
+            values.iter().map(|&(house, v)| MoveValue { house: house + 1, value: v, best: v == value }).collect();
+        moves.sort_by_key(|m| (-m.value, m.house));
+        Some(PositionAnswer {
+            value,
+            wdl: wdl(value),
+            game_over: false,
+            moves,
+            source: Source::Book,
+            nodes: 0,
+            seconds: 0.0,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START_4X2: &str = "2 2 2 2 0 2 2 2 2 0 S";
+
+    /// The openings table of Kalah(4,2) as a result line, from the plain solver.
+    fn result_line(rules: &Rules) -> String {
+        let start = Position::start(4, 2).unwrap();
+        let mut solver = crate::Solver::new(*rules).unwrap();
+        let openings: Vec<serde_json::Value> = crate::moves::first_turns(rules, &start)
+            .iter()
+            .map(|(turn, after)| {
+                // The first player's value: the opponent's, negated.
+                let value = -solver.value(after);
+                let text: Vec<String> = turn.iter().map(|h| h.to_string()).collect();
+                serde_json::json!({ "move": text.join(" "), "value": value, "lower": value, "upper": value })
+            })
+            .collect();
+        let value = solver.value(&start);
+        serde_json::json!({
+            "rules": rules.to_string(), "position": START_4X2, "compute": "openings",
+            "value": value, "openings": openings,
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn every_move_within_the_first_turn_has_the_solvers_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = Rules::STANDARD;
+        std::fs::write(dir.path().join("openings-4x2.jsonl"), result_line(&rules) + "\n").unwrap();
+        let book = OpeningBook::load(dir.path()).unwrap();
+        let mut solver = crate::Solver::new(rules).unwrap();
+        let start = Position::start(4, 2).unwrap();
+        let table = book.start(&rules, &start).unwrap();
+        assert_eq!(table.value, solver.value(&start));
+        assert_eq!(table.pie_value, table.openings.iter().map(|o| -o.value.abs()).max().unwrap());
+        // The start and every position reached within South's first turn.
+        let mut positions = vec![start];
+        let mut answered = 0;
+        while let Some(position) = positions.pop() {
+            if position.to_move() != start.to_move() || position.is_over(&rules) {
+                assert!(book.answer(&rules, &position).is_none(), "{position}");
+                continue;
+            }
+            let answer = book.answer(&rules, &position).unwrap();
+            answered += 1;
+            assert_eq!(answer.value, solver.value(&position), "{position}");
+            for entry in &answer.moves {
+                let mut after = position;
+                let outcome = after.play(&rules, entry.house - 1);
+                let value = if outcome.extra_turn { solver.value(&after) } else { -solver.value(&after) };
+                assert_eq!(entry.value, value, "{position} move {}", entry.house);
+                positions.push(after);
+            }
+        }
+        assert!(answered > 1, "the first turn has extra turns to follow");
+        assert!(book.answer(&Rules::STANDARD, &Position::start(4, 3).unwrap()).is_none());
+    }
+
+    #[test]
+    fn incomplete_or_inconsistent_tables_are_refused_or_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = result_line(&Rules::STANDARD);
+        let path = dir.path().join("openings-4x2.jsonl");
+        // A wrong value for the start.
+        let mut record: serde_json::Value = serde_json::from_str(&line).unwrap();
+        record["value"] = serde_json::json!(record["value"].as_i64().unwrap() + 2);
+        std::fs::write(&path, format!("{record}\n")).unwrap();
+        assert!(OpeningBook::load(dir.path()).unwrap_err().message.contains("best opening"));
+        // An opening left out.
+        let mut record: serde_json::Value = serde_json::from_str(&line).unwrap();
+        record["openings"].as_array_mut().unwrap().pop();
+        std::fs::write(&path, format!("{record}\n")).unwrap();
+        assert!(OpeningBook::load(dir.path()).unwrap_err().message.contains("leave out"));
+        // An opening not yet settled: the table is skipped, not refused.
+        let mut record: serde_json::Value = serde_json::from_str(&line).unwrap();
+        record["openings"][0]["value"] = serde_json::Value::Null;
+        std::fs::write(&path, format!("{record}\n")).unwrap();
+        assert!(
+            OpeningBook::load(dir.path()).unwrap().start(&Rules::STANDARD, &Position::start(4, 2).unwrap()).is_none()
+        );
+        // The shipped tables load, with the published values of Kalah(6,4) and (6,5).
+        let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/results");
+        let book = OpeningBook::load(&shipped).unwrap();
+        let empty_capture: Rules = "empty-capture".parse().unwrap();
+        assert_eq!(book.start(&empty_capture, &Position::start(6, 5).unwrap()).unwrap().value, 12);
+        assert_eq!(book.start(&Rules::STANDARD, &Position::start(6, 4).unwrap()).unwrap().value, 8);
+        assert_eq!(book.answer(&empty_capture, &Position::start(6, 4).unwrap()).unwrap().value, 10);
+    }
+}
