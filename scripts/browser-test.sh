@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The analysis board's browser test (solver-cli/tests/browser.rs): installs Debian's chromium and
 # chromium-driver when they are missing, then drives the page in headless Chromium over WebDriver
-# (choose Kalah(4,3) from the menus, read the values on the houses, click a house, read the new
-# values, undo). Screenshots are left in target/test-artifacts/.
+# (menus, values on the houses, clicks, navigation by buttons, keys, the move list and the address,
+# import and export, the opening book and explorer, a position not solved in time on a phone-sized
+# window, play against perfect play). Screenshots are left in target/test-artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

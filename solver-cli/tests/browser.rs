@@ -1,10 +1,12 @@
 //! The analysis board in a real headless Chromium, driven over the W3C WebDriver protocol by
 //! chromedriver: choose a start from the menus, read the move values drawn on the houses, click a
-//! house, read the values of the new position, undo. Every value on the page is checked against
-//! the API, and screenshots are saved to target/test-artifacts/.
+//! house, step back and forth with the buttons, the keys and the move list, reload the address,
+//! open a start from the book and play an opening from the explorer, play against perfect play,
+//! and a position the server cannot solve in time. Every value on the page is checked against
+//! the API, and screenshots (a phone-sized one too) are saved to target/test-artifacts/.
 //!
-//! Ignored by a plain `cargo test` (CI has no browser): `scripts/browser-test.sh` installs
-//! Debian's chromium and chromium-driver and runs it.
+//! Ignored by a plain `cargo test`: `scripts/browser-test.sh` installs Debian's chromium and
+//! chromium-driver when they are missing and runs it; `.ci/run` runs that script.
 
 mod common;
 
@@ -93,6 +95,44 @@ impl Browser {
         self.call("POST", &format!("/element/{id}/click"), Some(json!({})));
     }
 
+    /// Types `text` into the field `selector` (emptied first).
+    fn type_into(&self, selector: &str, text: &str) {
+        let found = self.call("POST", "/element", Some(json!({ "using": "css selector", "value": selector })));
+        let id = found.as_object().and_then(|o| o.values().next()).and_then(Value::as_str).expect("an element id");
+        self.call("POST", &format!("/element/{id}/clear"), Some(json!({})));
+        self.call("POST", &format!("/element/{id}/value"), Some(json!({ "text": text })));
+    }
+
+    /// Presses `key` (a WebDriver key code such as "\u{E012}" for the left arrow) on the page.
+    fn press(&self, key: &str) {
+        let actions = json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
+            { "type": "keyDown", "value": key }, { "type": "keyUp", "value": key }] }] });
+        self.call("POST", "/actions", Some(actions));
+    }
+
+    fn text(&self, id: &str) -> String {
+        self.script(&format!("return document.getElementById('{id}').textContent")).as_str().unwrap().to_string()
+    }
+
+    /// Waits until the position shown is `position` and the page has finished with it (values
+    /// drawn, or the legal moves of a position not solved).
+    fn wait_for_shown(&self, position: &str) {
+        wait_for(&format!("the page to finish {position}"), || {
+            let shown = self.script(
+                "return [document.getElementById('position-text').value, \
+                         document.querySelectorAll('.house.playable').length, \
+                         document.getElementById('to-move').textContent]",
+            );
+            let done = shown[1].as_u64()? > 0 && !shown[2].as_str()?.starts_with("searching");
+            (shown[0] == position && done).then_some(())
+        });
+    }
+
+    /// The moves of the list as the page writes them.
+    fn move_list(&self) -> String {
+        self.text("move-list").split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
     /// Waits until the page shows an answer for `position`: its status line is filled in.
     fn wait_for_position(&self, position: &str) {
         wait_for(&format!("the page to show {position}"), || {
@@ -112,6 +152,10 @@ impl Browser {
                .map(h => h.querySelector('.value').textContent)"
         );
         serde_json::from_value(self.script(&script)).unwrap()
+    }
+
+    fn resize(&self, width: u32, height: u32) {
+        self.call("POST", "/window/rect", Some(json!({ "width": width, "height": height })));
     }
 
     fn screenshot(&self, name: &str) -> PathBuf {
@@ -169,9 +213,13 @@ fn expected_values(answer: &Value, houses: usize) -> Vec<String> {
     values
 }
 
+const LEFT: &str = "\u{E012}";
+const RIGHT: &str = "\u{E014}";
+const HOME: &str = "\u{E011}";
+
 #[test]
 #[ignore = "needs Chromium and chromedriver: scripts/browser-test.sh installs them and runs this"]
-fn the_board_plays_a_clicked_house_and_shows_the_new_values() {
+fn the_board_plays_navigates_and_keeps_the_game_in_its_address() {
     let root = tempfile::tempdir().unwrap();
     build_database(root.path(), 12);
     let server = Server::start(root.path(), &[]);
@@ -194,8 +242,8 @@ fn the_board_plays_a_clicked_house_and_shows_the_new_values() {
     let answer = api(start);
     assert_eq!(browser.house_values("south"), expected_values(&answer, 4));
     assert_eq!(browser.house_values("north"), vec![""; 4], "only the mover's houses carry values");
-    let status = browser.script("return document.getElementById('status').textContent");
-    assert!(status.as_str().unwrap().contains(&format!("value {} for South", signed(&answer["value"]))), "{status}");
+    let status = browser.text("status");
+    assert!(status.contains(&format!("value {} for South", signed(&answer["value"]))), "{status}");
     browser.screenshot("analysis-board-start.png");
 
     // Click the best move's house; the page steps to the position the API gives for it.
@@ -209,16 +257,114 @@ fn the_board_plays_a_clicked_house_and_shows_the_new_values() {
     assert_eq!(browser.house_values(mover), expected_values(&next, 4), "values after the click");
     assert_eq!(browser.house_values(other), vec![""; 4]);
     let line = wait_for("the perfect-play line", || {
-        let text = browser.script("return document.getElementById('mainline-text').textContent");
+        let text = browser.script("return document.getElementById('mainline-text').dataset.text");
         text.as_str().filter(|text| !text.is_empty()).map(str::to_string)
     });
     let (_, mainline) = get_json(&agent(), &format!("{}/api/v1/mainline", server.url), &[("pos", after)]);
     assert_eq!(line, mainline["text"].as_str().unwrap());
+    assert_eq!(browser.move_list(), format!("S {}", best["move"]));
     let shot = browser.screenshot("analysis-board.png");
     eprintln!("screenshot: {}", shot.display());
 
-    // Undo goes back to the start with its values.
-    browser.click("#undo");
+    // Follow the perfect line two sowings on by clicking its second move.
+    browser.click("#mainline-text a.ply:nth-of-type(2)");
+    let two_on = mainline["line"][1]["position"].as_str().unwrap();
+    browser.wait_for_position(two_on);
+    let plies = 3;
+    assert_eq!(browser.move_list().split_whitespace().filter(|w| w.parse::<u32>().is_ok()).count(), plies);
+
+    // Back with the button and the left arrow, forward with the right arrow, Home, a click on the
+    // list's second move.
+    browser.click("#back");
+    browser.wait_for_position(mainline["line"][0]["position"].as_str().unwrap());
+    browser.press(LEFT);
+    browser.wait_for_position(after);
+    browser.press(RIGHT);
+    browser.wait_for_position(mainline["line"][0]["position"].as_str().unwrap());
+    browser.press(HOME);
     browser.wait_for_position(start);
     assert_eq!(browser.house_values("south"), expected_values(&answer, 4));
+    browser.click("#move-list a.ply[data-index='2']");
+    browser.wait_for_position(mainline["line"][0]["position"].as_str().unwrap());
+
+    // The address keeps the game and the place in it: a reload comes back to both.
+    let address = browser.script("return location.href").as_str().unwrap().to_string();
+    assert!(address.contains("moves="), "{address}");
+    browser.navigate("about:blank");
+    browser.navigate(&address);
+    browser.wait_for_position(mainline["line"][0]["position"].as_str().unwrap());
+    assert_eq!(browser.move_list().split_whitespace().filter(|w| w.parse::<u32>().is_ok()).count(), plies);
+
+    // Export and import the game as text.
+    browser.click("#export");
+    let exported = browser.script("return document.getElementById('game-text').value").as_str().unwrap().to_string();
+    assert!(exported.starts_with(&format!("S {}", best["move"])), "{exported}");
+    browser.click("#first");
+    browser.wait_for_position(start);
+    browser.type_into("#game-text", &exported);
+    browser.click("#import");
+    browser.wait_for_position(two_on);
+}
+
+#[test]
+#[ignore = "needs Chromium and chromedriver: scripts/browser-test.sh installs them and runs this"]
+fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
+    let root = tempfile::tempdir().unwrap();
+    build_database(root.path(), 12);
+    let server = Server::start(root.path(), &["--time-limit", "1"]);
+    let driver = Driver::start();
+    let browser = Browser::open(&driver);
+
+    // The Kalah(6,4) start at once from the book, with its openings explorer.
+    let six_four = "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S";
+    browser.navigate(&format!("{}/#rules=standard&start={}", server.url, six_four.replace(' ', "+")));
+    browser.wait_for_position(six_four);
+    assert!(browser.text("source").contains("opening book"), "{}", browser.text("source"));
+    assert_eq!(browser.house_values("south"), ["-14", "-10", "+8", "-2", "-8", "+4"]);
+    wait_for("the explorer", || {
+        (browser.script("return document.getElementById('explorer').hidden") == false).then_some(())
+    });
+    let rows = browser.script("return [...document.querySelectorAll('#explorer-rows tr')].map(r => r.textContent)");
+    assert_eq!(rows.as_array().unwrap().len(), 10, "{rows}");
+    assert!(browser.text("explorer-summary").contains("Value +8"), "{}", browser.text("explorer-summary"));
+    browser.click("#explorer-rows tr:nth-child(7) a.ply");
+    let mut after_opening = kalah::parse_position(six_four).unwrap();
+    for house in [2, 5] {
+        after_opening.play(&kalah::Rules::STANDARD, house);
+    }
+    browser.wait_for_shown(&after_opening.to_string());
+    assert_eq!(browser.move_list(), "S 3 6");
+
+    // A position the server cannot solve within a second still shows its legal moves.
+    browser.resize(420, 900);
+    let six_six = "6 6 6 6 6 6 0 6 6 6 6 6 6 0 S";
+    browser.type_into("#position-text", six_six);
+    browser.script("document.querySelector('#load button').click()");
+    browser.wait_for_shown(six_six);
+    assert_eq!(browser.house_values("south"), vec![""; 6], "no values without a solution");
+    let playable = browser.script("return document.querySelectorAll('.house.south.playable').length");
+    assert_eq!(playable, 6);
+    assert!(browser.text("error").contains("time limit"), "{}", browser.text("error"));
+    browser.screenshot("analysis-board-phone-unsolved.png");
+    browser.resize(1000, 800);
+
+    // Play South against perfect play on Kalah(4,3): after a weak move the engine answers, and
+    // the value given away is shown. (A new address on the same page: the page follows it.)
+    browser.navigate(&format!("{}/#rules=standard&start=3+3+3+3+0+3+3+3+3+0+S&play=south", server.url));
+    let start = "3 3 3 3 0 3 3 3 3 0 S";
+    browser.wait_for_position(start);
+    let (_, answer) = get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", start)]);
+    let worst = answer["moves"].as_array().unwrap().iter().rfind(|m| !m["extra_turn"].as_bool().unwrap()).unwrap();
+    browser.click(&format!(".house.south[data-house='{}']", worst["move"]));
+    let lost = answer["value"].as_i64().unwrap() - worst["value"].as_i64().unwrap();
+    wait_for("the engine's reply", || {
+        let list = browser.move_list();
+        list.contains(" N ").then_some(())
+    });
+    if lost > 0 {
+        assert!(browser.text("loss").contains(&format!("gave away {lost}")), "{}", browser.text("loss"));
+    }
+    let replied = browser.script("return location.hash").as_str().unwrap().to_string();
+    assert!(replied.contains("play=south"), "{replied}");
+    browser.screenshot("analysis-board-play.png");
 }

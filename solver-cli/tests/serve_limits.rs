@@ -125,7 +125,7 @@ fn cheap_requests_never_wait_behind_searches() {
         .collect();
     let clock = Instant::now();
     // ...so a third search finds the queue full and is told at once.
-    let (status, body) = get_json(&agent(), &position_url, &[("pos", "5 5 5 5 5 5 0 5 5 5 5 5 5 0 S")]);
+    let (status, body) = get_json(&agent(), &position_url, &[("pos", "5 5 5 5 5 5 0 5 5 5 5 5 5 0 N")]);
     assert_eq!(status, 503, "{body}");
     assert!(body["error"].as_str().unwrap().contains("busy"), "{body}");
     // Meanwhile the rule sets, a position the database holds and a finished game are answered.

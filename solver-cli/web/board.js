@@ -1,21 +1,30 @@
-// The analysis board: draws the position the API describes, plays a house by stepping to the
-// position the API gave for that move, and keeps the positions played so far for undo. It knows
-// no rules of its own: every value, legal move and resulting position comes from the server.
+// The analysis board. It keeps a game (a start and the moves played, one entry a sowing) and a
+// cursor into it, draws the position at the cursor with every move's value, and steps through the
+// game with the buttons, the arrow keys and clicks on the move list or the perfect line. It knows
+// no rules of its own: values, legal moves and the positions moves lead to all come from the API
+// (/position for values, /moves for the legal moves of a position not solved in time).
 'use strict';
 
 const $ = (id) => document.getElementById(id);
 
 const state = {
   rules: 'standard',
-  position: null,
-  history: [],
+  start: null,
+  // Each ply: { side: 'south'|'north', move: house 1..m, before, after, loss } (loss: the value
+  // the move gave away, when known). A pie swap is a ply with move 'swap'.
+  plies: [],
+  cursor: 0,
+  playAs: '',
   // Answers that arrive after the user has moved on are dropped.
   ticket: 0,
+  answers: new Map(),
+  abort: null,
+  notation: 'canonical',
 };
 
-function signed(value) {
-  return value > 0 ? `+${value}` : String(value);
-}
+const signed = (value) => (value > 0 ? `+${value}` : String(value));
+const sideLetter = (side) => (side === 'north' ? 'N' : 'S');
+const position = () => (state.cursor === 0 ? state.start : state.plies[state.cursor - 1].after);
 
 function startPosition(houses, seeds) {
   const row = Array(houses).fill(seeds);
@@ -25,14 +34,16 @@ function startPosition(houses, seeds) {
 function parsePosition(text) {
   const parts = text.trim().split(/[\s,]+/);
   const side = parts.pop();
-  return { bins: parts.map(Number), side: side === 'N' ? 'north' : 'south' };
+  return { bins: parts.map(Number), side: side === 'N' || side === 'n' ? 'north' : 'south' };
 }
 
-async function api(path, params) {
-  const response = await fetch(`/api/v1/${path}?${new URLSearchParams(params)}`);
+async function api(path, params, signal) {
+  const response = await fetch(`/api/v1/${path}?${new URLSearchParams(params)}`, { signal });
   const body = await response.json();
   if (!response.ok) {
-    throw new Error(body.error || response.statusText);
+    const error = new Error(body.error || response.statusText);
+    error.body = body;
+    throw error;
   }
   return body;
 }
@@ -48,6 +59,8 @@ function element(tag, className, text) {
   if (text !== undefined) node.textContent = text;
   return node;
 }
+
+// ---- the board ----
 
 function seedsOf(count) {
   const seeds = element('span', 'seeds');
@@ -70,13 +83,14 @@ function house(side, number, bin, count, row, column, move) {
   Object.assign(node.dataset, { side, house: String(number), bin: String(bin) });
   node.style.gridRow = String(row);
   node.style.gridColumn = String(column);
-  const value = element('span', 'value', move ? signed(move.value) : '');
+  const known = move && move.value !== undefined;
+  const value = element('span', 'value', known ? signed(move.value) : '');
   if (move) {
-    value.classList.add(move.best ? 'best' : move.value === 0 ? 'draw' : 'worse');
+    if (known) value.classList.add(move.best ? 'best' : move.value === 0 ? 'draw' : 'worse');
     node.classList.add('playable');
-    node.title = `play house ${number}: value ${signed(move.value)}` +
+    node.title = `play house ${number}` + (known ? `: value ${signed(move.value)}` : '') +
       (move.extra_turn ? ', extra turn' : '') + (move.capture ? `, captures ${move.captured}` : '');
-    node.addEventListener('click', () => play(move));
+    node.addEventListener('click', () => playMove(move));
   } else {
     node.disabled = true;
   }
@@ -85,61 +99,250 @@ function house(side, number, bin, count, row, column, move) {
 }
 
 // North's row on top, right to left as South sees it; North's store left, South's store right.
-function drawBoard(position, answer) {
-  const { bins } = parsePosition(position);
+// `moves` are the legal moves (with values where known); the user's opponent's houses in play
+// mode stay closed.
+function drawBoard(text, moves) {
+  const { bins, side } = parsePosition(text);
   const m = (bins.length - 2) / 2;
   const board = $('board');
   board.style.setProperty('--houses', m);
-  const moves = new Map((answer ? answer.moves : []).map((move) => [move.bin, move]));
+  const yours = !state.playAs || state.playAs === side;
+  const byBin = new Map(yours ? (moves || []).map((move) => [move.bin, move]) : []);
   const nodes = [store('north', bins[2 * m + 1], 1)];
   for (let k = m; k >= 1; k--) {
     const bin = m + 1 + k;
-    nodes.push(house('north', k, bin, bins[bin - 1], 1, m - k + 2, moves.get(bin)));
+    nodes.push(house('north', k, bin, bins[bin - 1], 1, m - k + 2, byBin.get(bin)));
   }
   for (let k = 1; k <= m; k++) {
-    nodes.push(house('south', k, k, bins[k - 1], 2, k + 1, moves.get(k)));
+    nodes.push(house('south', k, k, bins[k - 1], 2, k + 1, byBin.get(k)));
   }
   nodes.push(store('south', bins[m], m + 2));
   board.replaceChildren(...nodes);
 }
+
+// ---- the game: moves, notation, address ----
+
+// Turns: runs of plies by one side, with the index after each ply (where a click goes).
+function turns() {
+  const out = [];
+  state.plies.forEach((ply, i) => {
+    const last = out[out.length - 1];
+    if (last && last.side === ply.side && ply.move !== 'swap' && last.plies[0].move !== 'swap') {
+      last.plies.push({ ply, index: i + 1 });
+    } else {
+      out.push({ side: ply.side, plies: [{ ply, index: i + 1 }] });
+    }
+  });
+  return out;
+}
+
+function moveText(ply) {
+  if (ply.move === 'swap') return 'swap';
+  return state.notation === 'irving' ? String(ply.move - 1) : String(ply.move);
+}
+
+function gameText() {
+  const list = turns();
+  if (state.notation === 'irving') {
+    return list.map((turn) => turn.plies.map(({ ply }) => moveText(ply)).join('')).join('-');
+  }
+  return list.map((turn) => `${sideLetter(turn.side)} ${turn.plies.map(({ ply }) => moveText(ply)).join(' ')}`).join(' | ');
+}
+
+function drawMoveList() {
+  const list = $('move-list');
+  list.replaceChildren(...turns().map((turn) => {
+    const item = element('li', turn.side);
+    item.append(element('span', 'side', `${sideLetter(turn.side)} `));
+    for (const { ply, index } of turn.plies) {
+      const link = element('a', index === state.cursor ? 'ply current' : 'ply', moveText(ply));
+      link.href = '#';
+      link.dataset.index = String(index);
+      if (ply.loss > 0) {
+        link.title = `gave away ${ply.loss}`;
+        link.append(element('span', 'lost', ` (−${ply.loss})`));
+      }
+      link.addEventListener('click', (event) => {
+        event.preventDefault();
+        goTo(index);
+      });
+      item.append(link, ' ');
+    }
+    return item;
+  }));
+  for (const [id, disabled] of [['first', state.cursor === 0], ['back', state.cursor === 0],
+    ['forward', state.cursor === state.plies.length], ['last', state.cursor === state.plies.length]]) {
+    $(id).disabled = disabled;
+  }
+}
+
+function saveAddress() {
+  const params = { rules: state.rules, start: state.start };
+  if (state.plies.length) params.moves = state.plies.map((ply) => ply.move).join(',');
+  if (state.cursor !== state.plies.length) params.ply = String(state.cursor);
+  if (state.playAs) params.play = state.playAs;
+  history.replaceState(null, '', `#${new URLSearchParams(params)}`);
+}
+
+// Replays houses (or 'swap') from the start through /moves; stops at the first illegal one.
+async function replay(moves) {
+  const plies = [];
+  let at = state.start;
+  for (const move of moves) {
+    const { bins, side } = parsePosition(at);
+    if (move === 'swap') {
+      plies.push({ side, move, before: at, after: at });
+      continue;
+    }
+    const legal = await api('moves', { pos: at, rules: state.rules });
+    const found = legal.moves.find((entry) => entry.move === move);
+    if (!found) throw new Error(`move ${move} is not legal for ${side} in ${at} (${bins.length} bins)`);
+    plies.push({ side, move, before: at, after: found.position });
+    at = found.position;
+  }
+  return plies;
+}
+
+// Reads "S 3 6 | N 2" (houses 1..m) or Irving's "36-1-0" (houses 0..m-1) into houses.
+function parseGameText(text) {
+  const trimmed = text.trim();
+  if (!trimmed) return [];
+  if (/^[0-9-]+$/.test(trimmed) && !trimmed.includes(' ')) {
+    return trimmed.split('-').flatMap((turn) => [...turn].map((digit) => Number(digit) + 1));
+  }
+  const moves = [];
+  for (const turn of trimmed.split('|')) {
+    const words = turn.trim().split(/\s+/).filter(Boolean);
+    if (words.length && /^[SNsn]$/.test(words[0])) words.shift();
+    for (const word of words) {
+      if (word === 'swap') moves.push('swap');
+      else if (/^[0-9]+$/.test(word)) moves.push(Number(word));
+      else throw new Error(`'${word}' is not a house number`);
+    }
+  }
+  return moves;
+}
+
+// ---- showing a position ----
 
 function showStatus(answer) {
   const mover = answer.to_move === 'north' ? 'North' : 'South';
   $('to-move').textContent = answer.game_over ? 'Game over' : `${mover} to move`;
   $('value').textContent = `value ${signed(answer.value)} for ${mover}`;
   $('wdl').textContent = `(${answer.wdl})`;
-  const sources = { database: 'from the endgame database', search: 'by exact search' };
+  const sources = { database: 'from the endgame database', search: 'by exact search', book: 'from the opening book' };
   $('source').textContent = sources[answer.source] || '';
 }
 
-async function show(position) {
+function clearStatus() {
+  for (const id of ['value', 'wdl', 'source', 'mainline-text', 'result', 'pie']) $(id).textContent = '';
+  $('pie').hidden = true;
+}
+
+// While a search runs: the seconds so far, and a way out.
+function searching(ticket) {
+  const clock = Date.now();
+  $('cancel').hidden = false;
+  const tick = () => {
+    if (ticket !== state.ticket) return;
+    $('to-move').textContent = `searching… ${Math.floor((Date.now() - clock) / 1000)} s`;
+  };
+  tick();
+  const timer = setInterval(tick, 250);
+  return () => {
+    clearInterval(timer);
+    $('cancel').hidden = true;
+  };
+}
+
+async function show() {
   const ticket = ++state.ticket;
-  state.position = position;
-  $('position-text').value = position;
-  $('undo').disabled = state.history.length === 0;
-  history.replaceState(null, '', `#${new URLSearchParams({ rules: state.rules, pos: position })}`);
-  drawBoard(position, null);
+  if (state.abort) state.abort.abort();
+  const at = position();
+  $('position-text').value = at;
+  saveAddress();
+  drawMoveList();
   showError('');
-  $('to-move').textContent = 'thinking…';
-  for (const id of ['value', 'wdl', 'source', 'mainline-text', 'result']) $(id).textContent = '';
-  let answer;
-  try {
-    answer = await api('position', { pos: position, rules: state.rules });
-  } catch (err) {
-    if (ticket === state.ticket) {
-      $('to-move').textContent = '';
-      showError(err.message);
+  clearStatus();
+  showPie(at);
+  const key = `${state.rules}|${at}`;
+  let answer = state.answers.get(key);
+  if (!answer) {
+    drawBoard(at, null);
+    state.abort = new AbortController();
+    const done = searching(ticket);
+    try {
+      answer = await api('position', { pos: at, rules: state.rules }, state.abort.signal);
+      state.answers.set(key, answer);
+    } catch (err) {
+      done();
+      if (ticket !== state.ticket) return;
+      await unsolved(at, err);
+      return;
     }
-    return;
+    done();
+    if (ticket !== state.ticket) return;
   }
-  if (ticket !== state.ticket) return;
-  drawBoard(position, answer);
+  drawBoard(at, answer.moves);
   showStatus(answer);
   document.body.dataset.ready = String(ticket);
+  if (state.playAs && !answer.game_over && answer.to_move !== state.playAs) {
+    setTimeout(() => ticket === state.ticket && replyTo(answer), 300);
+  }
+  showMainline(at, ticket);
+}
+
+// A position not solved (time limit, busy, cancelled): its legal moves without values.
+async function unsolved(at, err) {
+  const cancelled = err.name === 'AbortError';
+  const mover = parsePosition(at).side === 'north' ? 'North' : 'South';
+  $('to-move').textContent = cancelled ? 'search cancelled' : 'not solved';
+  const bounds = err.body && err.body.bounds;
+  if (bounds) $('value').textContent = `value from ${signed(bounds.lower)} to ${signed(bounds.upper)} for ${mover}`;
+  showError(cancelled ? '' : err.message);
+  let moves = err.body && err.body.moves;
+  if (!moves) {
+    try {
+      moves = (await api('moves', { pos: at, rules: state.rules })).moves;
+    } catch (moveErr) {
+      showError(moveErr.message);
+      return;
+    }
+  }
+  drawBoard(at, moves);
+  document.body.dataset.ready = String(state.ticket);
+  // Playing against the engine: without a value in time it plays a legal move at random.
+  const { side } = parsePosition(at);
+  if (state.playAs && state.playAs !== side && moves.length) {
+    const ticket = state.ticket;
+    $('loss').textContent = 'Not solved in time: the engine plays a move at random.';
+    setTimeout(() => ticket === state.ticket && replyTo({ to_move: side, moves: moves.map((m) => ({ ...m, best: true })) }), 300);
+  }
+}
+
+async function showMainline(at, ticket) {
   try {
-    const line = await api('mainline', { pos: position, rules: state.rules });
+    const line = await api('mainline', { pos: at, rules: state.rules });
     if (ticket !== state.ticket) return;
-    $('mainline-text').textContent = line.text || '(no moves: the game is over)';
+    const text = $('mainline-text');
+    text.replaceChildren();
+    if (!line.line.length) text.textContent = '(no moves: the game is over)';
+    let side = null;
+    line.line.forEach((entry, i) => {
+      if (entry.side !== side) {
+        if (side !== null) text.append(' | ');
+        text.append(`${sideLetter(entry.side)} `);
+        side = entry.side;
+      }
+      const link = element('a', 'ply', String(entry.move));
+      link.href = '#';
+      link.addEventListener('click', (event) => {
+        event.preventDefault();
+        followLine(line.line.slice(0, i + 1), at);
+      });
+      text.append(link, ' ');
+    });
+    text.dataset.text = line.text;
     if (line.south_margin !== null && line.south_margin !== undefined) {
       const margin = line.south_margin;
       $('result').textContent = margin === 0 ? 'Perfect play ends in a draw.'
@@ -152,20 +355,146 @@ async function show(position) {
   }
 }
 
-function play(move) {
-  state.history.push(state.position);
-  show(move.position);
+// The pie rule: North's first turn may begin by swapping sides.
+function showPie(at) {
+  const pie = /\bpie=on\b/.test(state.rules);
+  const firstTurn = state.plies.length > 0 && state.cursor === state.plies.length &&
+    state.plies.every((ply) => ply.side === 'south') && parsePosition(at).side === 'north';
+  $('swap').hidden = !(pie && firstTurn);
+  if (pie && firstTurn) {
+    $('pie').hidden = false;
+    $('pie').textContent = 'Pie rule: North may swap sides now, taking over South\'s position and its value.';
+  }
 }
 
-function undo() {
-  if (state.history.length > 0) show(state.history.pop());
+// ---- moving ----
+
+function cut() {
+  state.plies = state.plies.slice(0, state.cursor);
 }
 
-function newGame(event) {
-  if (event) event.preventDefault();
-  state.rules = $('rules').value;
-  state.history = [];
-  show(startPosition(Number($('houses').value), Number($('seeds').value)));
+function playMove(move) {
+  const at = position();
+  const { side } = parsePosition(at);
+  const next = state.plies[state.cursor];
+  if (next && next.move === move.move && next.before === at) {
+    state.cursor++;
+    show();
+    return;
+  }
+  const answer = state.answers.get(`${state.rules}|${at}`);
+  const loss = answer && move.value !== undefined ? answer.value - move.value : undefined;
+  cut();
+  state.plies.push({ side, move: move.move, before: at, after: move.position, loss });
+  state.cursor = state.plies.length;
+  $('loss').textContent = loss > 0 ? `${side === 'north' ? 'North' : 'South'}'s move ${move.move} gave away ${loss}.`
+    : loss === 0 ? `${side === 'north' ? 'North' : 'South'}'s move ${move.move} keeps the value.` : '';
+  show();
+}
+
+// Perfect play's reply: one of the best moves, ties broken at random.
+function replyTo(answer) {
+  const best = answer.moves.filter((move) => move.best);
+  const move = best[Math.floor(Math.random() * best.length)];
+  const at = position();
+  cut();
+  state.plies.push({ side: answer.to_move, move: move.move, before: at, after: move.position, loss: 0 });
+  state.cursor = state.plies.length;
+  show();
+}
+
+function swapSides() {
+  const at = position();
+  cut();
+  state.plies.push({ side: 'north', move: 'swap', before: at, after: at });
+  state.cursor = state.plies.length;
+  if (state.playAs) state.playAs = state.playAs === 'south' ? 'north' : 'south';
+  $('play-as').value = state.playAs;
+  show();
+}
+
+// Goes down a line of the perfect play from `from` (the position at the cursor).
+function followLine(entries, from) {
+  cut();
+  let at = from;
+  for (const entry of entries) {
+    state.plies.push({ side: entry.side, move: entry.move, before: at, after: entry.position, loss: 0 });
+    at = entry.position;
+  }
+  state.cursor = state.plies.length;
+  show();
+}
+
+function goTo(index) {
+  state.cursor = Math.max(0, Math.min(state.plies.length, index));
+  $('loss').textContent = '';
+  show();
+}
+
+// ---- the openings explorer ----
+
+async function showExplorer(offer) {
+  const has = (offer.openings || []).some((start) => start.position === state.start &&
+    (start.rules === state.rules || start.rules === state.rules.replace(/ pie=on\b/, '')));
+  $('explorer').hidden = !has;
+  if (!has) return;
+  let table;
+  try {
+    table = await api('openings', { pos: state.start, rules: state.rules });
+  } catch (err) {
+    $('explorer').hidden = true;
+    return;
+  }
+  $('explorer-summary').textContent = `Value ${signed(table.value)} for South (best: ${table.best.join(', ')}); ` +
+    `under the pie rule ${signed(table.pie_value)} (fairest: ${table.fairest.join(', ')}).`;
+  $('explorer-rows').replaceChildren(...table.openings.map((opening) => {
+    const row = element('tr');
+    const play = element('a', 'ply', opening.move);
+    play.href = '#';
+    play.addEventListener('click', async (event) => {
+      event.preventDefault();
+      try {
+        state.plies = await replay(opening.move.split(' ').map(Number));
+        state.cursor = state.plies.length;
+        show();
+      } catch (err) {
+        showError(err.message);
+      }
+    });
+    const marks = [];
+    if (table.best.includes(opening.move)) marks.push('best');
+    if (table.fairest.includes(opening.move)) marks.push('fairest');
+    const value = element('td', 'value-cell', signed(opening.value));
+    row.append(element('td'), value, element('td', '', marks.join(', ')));
+    row.firstChild.append(play);
+    return row;
+  }));
+}
+
+// ---- setup ----
+
+let offer = { rule_sets: [{ name: 'standard', rules: 'standard' }], max_houses: 6, openings: [] };
+
+function chosenRules() {
+  return $('rules-text').value.trim() || $('rules').value;
+}
+
+function begin(start, moves, cursor) {
+  state.rules = chosenRules();
+  state.start = start;
+  state.answers.clear();
+  $('loss').textContent = '';
+  showExplorer(offer);
+  return replay(moves).then((plies) => {
+    state.plies = plies;
+    state.cursor = cursor === undefined ? plies.length : Math.min(cursor, plies.length);
+    show();
+  }).catch((err) => {
+    state.plies = [];
+    state.cursor = 0;
+    show();
+    showError(err.message);
+  });
 }
 
 function options(select, values, chosen) {
@@ -177,37 +506,84 @@ function options(select, values, chosen) {
   }));
 }
 
-async function init() {
+function onKey(event) {
+  if (event.target.closest('input, select, textarea')) return;
+  const steps = { ArrowLeft: state.cursor - 1, ArrowRight: state.cursor + 1, Home: 0, End: state.plies.length };
+  if (event.key in steps) {
+    event.preventDefault();
+    goTo(steps[event.key]);
+  }
+}
+
+// Shows the game the address names: rules, start, moves, the place in them, the side played.
+async function loadAddress() {
   const saved = new URLSearchParams(location.hash.slice(1));
-  let offer = { rule_sets: [{ name: 'standard', rules: 'standard' }], max_houses: 6 };
+  const rules = saved.get('rules') || 'standard';
+  const names = offer.rule_sets.map((set) => [set.name, set.name]);
+  names.push(['standard direction=cw', 'standard, clockwise']);
+  const named = names.some(([name]) => name === rules);
+  options($('rules'), names, named ? rules : 'standard');
+  if (!named) $('rules-text').value = rules;
+  const sizes = (n) => Array.from({ length: n }, (_, i) => [i + 1, String(i + 1)]);
+  const start = saved.get('start') || saved.get('pos');
+  const bins = start ? parsePosition(start).bins : null;
+  options($('houses'), sizes(offer.max_houses), bins ? (bins.length - 2) / 2 : 6);
+  options($('seeds'), sizes(8), bins ? Math.max(1, bins[0]) : 4);
+  state.playAs = saved.get('play') || '';
+  $('play-as').value = state.playAs;
+  const moves = saved.get('moves') ? saved.get('moves').split(',').map((m) => (m === 'swap' ? m : Number(m))) : [];
+  const ply = saved.get('ply');
+  await begin(start || startPosition(6, 4), moves, ply === null ? undefined : Number(ply));
+}
+
+async function init() {
   try {
     offer = await api('rules', {});
   } catch (err) {
     showError(err.message);
   }
-  state.rules = saved.get('rules') || 'standard';
-  const names = offer.rule_sets.map((set) => [set.name, set.name]);
-  names.push(['standard direction=cw', 'standard, clockwise']);
-  if (!names.some(([name]) => name === state.rules)) names.push([state.rules, state.rules]);
-  options($('rules'), names, state.rules);
-  const sizes = (n) => Array.from({ length: n }, (_, i) => [i + 1, String(i + 1)]);
-  const pos = saved.get('pos');
-  const bins = pos ? parsePosition(pos).bins : null;
-  options($('houses'), sizes(offer.max_houses), bins ? (bins.length - 2) / 2 : 6);
-  options($('seeds'), sizes(8), bins ? Math.max(1, bins[0]) : 4);
-  $('setup').addEventListener('submit', newGame);
-  $('undo').addEventListener('click', undo);
+  $('setup').addEventListener('submit', (event) => {
+    event.preventDefault();
+    begin(startPosition(Number($('houses').value), Number($('seeds').value)), []);
+  });
   $('load').addEventListener('submit', (event) => {
     event.preventDefault();
-    state.rules = $('rules').value;
-    state.history = [];
-    show($('position-text').value);
+    begin($('position-text').value.trim(), []);
   });
-  if (pos) {
-    show(pos);
-  } else {
-    newGame();
+  $('first').addEventListener('click', () => goTo(0));
+  $('back').addEventListener('click', () => goTo(state.cursor - 1));
+  $('forward').addEventListener('click', () => goTo(state.cursor + 1));
+  $('last').addEventListener('click', () => goTo(state.plies.length));
+  $('cancel').addEventListener('click', () => state.abort && state.abort.abort());
+  $('swap').addEventListener('click', swapSides);
+  $('play-as').addEventListener('change', () => {
+    state.playAs = $('play-as').value;
+    show();
+  });
+  for (const radio of document.querySelectorAll('input[name=notation]')) {
+    radio.addEventListener('change', () => {
+      state.notation = radio.value;
+      drawMoveList();
+    });
   }
+  $('export').addEventListener('click', () => {
+    $('game-text').value = gameText();
+  });
+  $('game-io').addEventListener('submit', (event) => {
+    event.preventDefault();
+    let moves;
+    try {
+      moves = parseGameText($('game-text').value);
+    } catch (err) {
+      showError(err.message);
+      return;
+    }
+    begin(state.start, moves);
+  });
+  document.addEventListener('keydown', onKey);
+  // An address edited or followed by hand (the page's own updates replace it without this event).
+  window.addEventListener('hashchange', loadAddress);
+  await loadAddress();
 }
 
 init();

@@ -270,6 +270,7 @@ fn router(service: Arc<Service>) -> Router {
         .route("/api/v1/mainline", get(mainline))
         .route("/api/v1/rules", get(rule_sets))
         .route("/api/v1/openings", get(openings))
+        .route("/api/v1/moves", get(moves))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page: the API is under /api/v1/") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(
@@ -326,6 +327,20 @@ async fn openings(
         )
     })?;
     Ok(axum::Json(json!(table)))
+}
+
+/// `/moves`: every legal move with what it does and the position it leads to, no values: what a
+/// client replaying a game needs, never searched.
+async fn moves(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> Result<axum::Json<Value>, ApiError> {
+    let query = PositionQuery::parse(query)?;
+    let PositionQuery { position, rules } = &query;
+    Ok(axum::Json(json!({
+        "position": position,
+        "rules": rules.to_string(),
+        "to_move": position.to_move(),
+        "game_over": position.is_over(rules),
+        "moves": legal_moves_json(&query),
+    })))
 }
 
 async fn rule_sets(State(service): State<Arc<Service>>) -> Result<axum::Json<Value>, ApiError> {
@@ -462,6 +477,24 @@ impl Service {
         let PositionQuery { position, rules } = query;
         let engine = self.engine(rules, position.houses())?;
         let mut search = self.search(rules, &engine)?;
+        if !position.is_over(rules) && !engine.holds(position) {
+            // The value first, keeping the bounds each zero-window test proves: a position not
+            // solved in time is answered with what is known.
+            let mut proven = None;
+            let searched = search.board_value_resuming(position, (i32::MIN, i32::MAX), None, |lower, upper, _| {
+                proven = Some((lower, upper));
+            });
+            if let Err(err) = searched {
+                let err = search_error(err, self.time_limit);
+                return Err(match proven {
+                    Some((lower, upper)) => err.with(
+                        "bounds",
+                        json!({ "lower": position.margin() + lower, "upper": position.margin() + upper }),
+                    ),
+                    None => err,
+                });
+            }
+        }
         let answer =
             kalah::engine::analyse_position(&mut search, position).map_err(|err| search_error(err, self.time_limit))?;
         Ok(position_json(query, &answer, engine.database.as_ref().map(|db| db.max_seeds())))
