@@ -144,3 +144,20 @@ fn cheap_requests_never_wait_behind_searches() {
         assert_eq!(search.join().unwrap(), 503);
     }
 }
+
+#[test]
+fn a_search_whose_client_goes_away_frees_its_worker() {
+    let root = tempfile::tempdir().unwrap();
+    let server = Server::start(root.path(), &["--workers", "1", "--time-limit", "60", "--no-cache"]);
+    // A search of Kalah(6,6) without a database would hold the only worker for a minute...
+    let mut gone = TcpStream::connect(address(&server)).unwrap();
+    let target = "/api/v1/position?pos=6+6+6+6+6+6+0+6+6+6+6+6+6+0+N";
+    gone.write_all(format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    // ...but its client hangs up, so the next search gets the worker at once.
+    drop(gone);
+    let clock = Instant::now();
+    let (status, body) = get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", "4x3")]);
+    assert_eq!(status, 200, "{body}");
+    assert!(clock.elapsed() < Duration::from_secs(20), "waited {:?} for the worker", clock.elapsed());
+}

@@ -98,6 +98,12 @@ pub enum SearchError {
         /// Nodes searched until then.
         nodes: u64,
     },
+    /// The flag given to [`Search::set_cancel`] was raised (the client went away).
+    #[error("the search was cancelled ({nodes} nodes searched)")]
+    Cancelled {
+        /// Nodes searched until then.
+        nodes: u64,
+    },
     /// The node budget ([`Search::set_node_limit`]) ran out before the answer was proven.
     #[error("no answer within the node budget ({nodes} nodes searched)")]
     NodeLimit {
@@ -302,6 +308,8 @@ pub struct Search<'db> {
     database_seeds: u32,
     table: Arc<Table>,
     deadline: Option<Instant>,
+    /// Raised from outside to give up (see [`Search::set_cancel`]).
+    cancel: Option<Arc<AtomicBool>>,
     /// Whether every seed ends in a store, so that board values have the parity of the seeds.
     parity: bool,
     stats: Stats,
@@ -377,6 +385,7 @@ impl<'db> Search<'db> {
             database_seeds: database.map_or(0, |db| db.max_seeds() as u32),
             table,
             deadline: options.deadline,
+            cancel: None,
             // Endless play leaves seeds on the board unbanked: no parity under cycles.
             parity: rules.remaining == Remaining::Owner && !rules.has_cycles(),
             stats: Stats::default(),
@@ -409,6 +418,7 @@ impl<'db> Search<'db> {
             table: Arc::clone(&self.table),
             pool: self.pool.clone(),
             stops: stops.to_vec(),
+            cancel: self.cancel.clone(),
             nodes_left: self.nodes_left.clone(),
             since_look: 0,
             stats: Stats::default(),
@@ -446,6 +456,7 @@ impl<'db> Search<'db> {
         // A worker's time-up error counts its own nodes; report the whole search's.
         result.map_err(|err| match err {
             SearchError::TimeUp { .. } => SearchError::TimeUp { nodes: self.stats.nodes },
+            SearchError::Cancelled { .. } => SearchError::Cancelled { nodes: self.stats.nodes },
             SearchError::NodeLimit { .. } => SearchError::NodeLimit { nodes: self.stats.nodes },
             err => err,
         })
@@ -521,6 +532,12 @@ impl<'db> Search<'db> {
     /// Sets or clears the time limit for later calls.
     pub fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
+    }
+
+    /// Later calls stop with [`SearchError::Cancelled`] soon after `flag` is raised (it is read
+    /// with the stop flags, every `NODE_CHECK_INTERVAL` nodes); `None` removes it.
+    pub fn set_cancel(&mut self, flag: Option<Arc<AtomicBool>>) {
+        self.cancel = flag;
     }
 
     /// Gives later calls, all together, at most about `nodes` nodes (every thread's, estimates
@@ -968,6 +985,9 @@ impl<'db> Search<'db> {
             if self.stopped() {
                 return Err(SearchError::Stopped);
             }
+            if self.cancel.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+                return Err(SearchError::Cancelled { nodes: self.stats.nodes });
+            }
             if let Some(left) = &self.nodes_left
                 && left.fetch_sub(NODE_CHECK_INTERVAL as i64, Ordering::Relaxed) < NODE_CHECK_INTERVAL as i64
             {
@@ -1140,6 +1160,22 @@ mod tests {
         assert_eq!(SearchOptions::table_bytes_for(36, 24), 16 * MIB, "at least 16 MiB");
         assert_eq!(SearchOptions::table_bytes_for(10, 24), 16 * MIB, "inside the database");
         assert_eq!(SearchOptions::table_bytes_for(32, 0), 256 * MIB, "no database: Kalah(4,4)");
+    }
+
+    #[test]
+    fn a_raised_cancel_flag_stops_the_search_and_a_lowered_one_lets_it_finish() {
+        for threads in [1, 2] {
+            let options = SearchOptions { table_bytes: 1 << 20, deadline: None, threads };
+            let mut search = Search::new(Rules::STANDARD, None, &options).unwrap();
+            let flag = Arc::new(AtomicBool::new(true));
+            search.set_cancel(Some(Arc::clone(&flag)));
+            // Kalah(5,4) takes millions of nodes: far more than one look at the flag.
+            let start = Position::start(5, 4).unwrap();
+            assert!(matches!(search.value(&start), Err(SearchError::Cancelled { .. })), "{threads} threads");
+            flag.store(false, Ordering::Relaxed);
+            let small = Position::start(4, 2).unwrap();
+            assert_eq!(search.value(&small).unwrap(), Solver::new(Rules::STANDARD).unwrap().value(&small));
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -126,6 +127,25 @@ fn max_connections(text: &str) -> Result<usize, String> {
     limits::count(text, 1, 1 << 20, "connections").map(|n| n as usize)
 }
 
+/// Raised when the client of a search has gone away: the search stops at its next look.
+#[derive(Clone, Default)]
+struct Cancel(Arc<AtomicBool>);
+
+/// Raises its flag when dropped.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Cancel {
+    fn on_drop(&self) -> CancelOnDrop {
+        CancelOnDrop(Arc::clone(&self.0))
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 /// A request that gets no answer: its HTTP status and what to tell the client.
 #[derive(Debug)]
 pub(crate) struct ApiError {
@@ -170,7 +190,9 @@ fn search_error(err: SearchError, time_limit: Duration) -> ApiError {
                 time_limit.as_secs_f64()
             ),
         ),
-        err @ SearchError::LineTooLong { .. } => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, err.to_string()),
+        err @ (SearchError::LineTooLong { .. } | SearchError::Cancelled { .. }) => {
+            ApiError::new(StatusCode::SERVICE_UNAVAILABLE, err.to_string())
+        }
         err => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()),
     }
 }
@@ -411,7 +433,7 @@ impl Service {
         self: Arc<Self>,
         endpoint: &'static str,
         query: PositionQuery,
-        compute: fn(&Service, &PositionQuery) -> Result<Value, ApiError>,
+        compute: fn(&Service, &PositionQuery, &Cancel) -> Result<Value, ApiError>,
     ) -> Result<axum::Json<Value>, ApiError> {
         let key = (endpoint, query.rules, query.position);
         if endpoint == "position"
@@ -432,7 +454,10 @@ impl Service {
             true => Some(self.searches.enter(self.time_limit).await.map_err(with_moves)?),
             false => None,
         };
-        let value = self.blocking(move |service| compute(service, &query)).await.map_err(with_moves)?;
+        // A client that goes away drops this future, and with it the guard that cancels the search.
+        let cancel = Cancel::default();
+        let _cancel_on_drop = cancel.on_drop();
+        let value = self.blocking(move |service| compute(service, &query, &cancel)).await.map_err(with_moves)?;
         if let Err(err) = self.answers.insert(key, value.clone()) {
             eprintln!("warning: answer cache: {err}");
         }
@@ -466,17 +491,20 @@ impl Service {
         self.engines.get(rules, houses).map_err(|err| search_error(err, self.time_limit))
     }
 
-    fn search<'k>(&self, rules: &Rules, kept: &'k Kept) -> Result<Search<'k>, ApiError> {
-        self.engines
+    fn search<'k>(&self, rules: &Rules, kept: &'k Kept, cancel: &Cancel) -> Result<Search<'k>, ApiError> {
+        let mut search = self
+            .engines
             .search(rules, kept, Instant::now() + self.time_limit)
-            .map_err(|err| search_error(err, self.time_limit))
+            .map_err(|err| search_error(err, self.time_limit))?;
+        search.set_cancel(Some(Arc::clone(&cancel.0)));
+        Ok(search)
     }
 
     /// `/position`: the value for the side to move and every legal move's value, best first.
-    fn analyse(&self, query: &PositionQuery) -> Result<Value, ApiError> {
+    fn analyse(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
         let PositionQuery { position, rules } = query;
         let engine = self.engine(rules, position.houses())?;
-        let mut search = self.search(rules, &engine)?;
+        let mut search = self.search(rules, &engine, cancel)?;
         if !position.is_over(rules) && !engine.holds(position) {
             // The value first, keeping the bounds each zero-window test proves: a position not
             // solved in time is answered with what is known.
@@ -502,11 +530,11 @@ impl Service {
 
     /// `/mainline`: a perfect-play line from the position to the end of the game, one entry per
     /// sowing, with the position after each.
-    fn mainline(&self, query: &PositionQuery) -> Result<Value, ApiError> {
+    fn mainline(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
         let clock = Instant::now();
         let PositionQuery { position, rules } = query;
         let engine = self.engine(rules, position.houses())?;
-        let mut search = self.search(rules, &engine)?;
+        let mut search = self.search(rules, &engine, cancel)?;
         let failed = |err| search_error(err, self.time_limit);
         let value = if position.is_over(rules) {
             position.final_margin(rules)
