@@ -43,6 +43,33 @@ impl Analysis {
     }
 }
 
+/// Above this many first turns, text and CSV output summarise them (relay and go-again sowing
+/// make thousands); JSON always lists every one.
+pub const OPENINGS_LISTED: usize = 20;
+
+/// How many openings have each value, best value first.
+pub fn openings_by_value(values: impl IntoIterator<Item = i32>) -> Vec<(i32, usize)> {
+    let mut counts = std::collections::BTreeMap::new();
+    for value in values {
+        *counts.entry(value).or_insert(0) += 1;
+    }
+    counts.into_iter().rev().collect()
+}
+
+/// `openings_by_value` as text: `+46 ×3, +44 ×12, 0 ×1`.
+pub fn openings_by_value_text(values: impl IntoIterator<Item = i32>, separator: &str) -> String {
+    let signed = |v: i32| if v > 0 { format!("+{v}") } else { v.to_string() };
+    openings_by_value(values).iter().map(|(v, n)| format!("{} x{n}", signed(*v))).collect::<Vec<_>>().join(separator)
+}
+
+/// The first few of `names`, then how many more: `1 2, 3 4, ... and 27 more`.
+pub fn first_few(names: &[String], few: usize) -> String {
+    if names.len() <= few {
+        return names.join(", ");
+    }
+    format!("{} and {} more", names[..few].join(", "), names.len() - few)
+}
+
 /// Win, draw or loss for the side a value belongs to.
 pub fn wdl(value: i32) -> &'static str {
     match value.signum() {
@@ -108,4 +135,18 @@ pub struct PositionAnswer {
     pub nodes: u64,
     /// Seconds it took.
     pub seconds: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openings_are_counted_by_value_best_first() {
+        assert_eq!(openings_by_value([2, -4, 2, 0, 2]), vec![(2, 3), (0, 1), (-4, 1)]);
+        assert_eq!(openings_by_value_text([2, -4, 2, 0], ", "), "+2 x2, 0 x1, -4 x1");
+        let names: Vec<String> = (1..=7).map(|n| n.to_string()).collect();
+        assert_eq!(first_few(&names, 3), "1, 2, 3 and 4 more");
+        assert_eq!(first_few(&names[..2], 3), "1, 2");
+    }
 }

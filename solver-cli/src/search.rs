@@ -68,6 +68,9 @@ pub struct SolveArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// List every opening even when there are many (text output summarises more than 20).
+    #[arg(long)]
+    all: bool,
 }
 
 /// The database for a search from `position` (see [`engine::database_for`]), with progress on
@@ -240,7 +243,7 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
         });
         return Ok(format!("{value}\n"));
     }
-    let mut text = solve_text(&rules, &start, &analysis);
+    let mut text = solve_text(&rules, &start, &analysis, args.all);
     text += &format!("principal variation: {}\n", line.join(" | "));
     let source = match &db {
         Some(db) => format!("database up to {} seeds in {}", db.max_seeds(), db.dir().display()),
@@ -255,7 +258,7 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
     Ok(text)
 }
 
-fn solve_text(rules: &Rules, start: &Position, analysis: &Analysis) -> String {
+fn solve_text(rules: &Rules, start: &Position, analysis: &Analysis, all: bool) -> String {
     let mover = start.to_move().name();
     let mut text = format!("{}, rules {rules}\n", describe_start(start));
     let value = analysis.value;
@@ -268,12 +271,30 @@ fn solve_text(rules: &Rules, start: &Position, analysis: &Analysis) -> String {
     text += &format!("value {} for {mover}{rule}: {outcome}\n", signed(value));
     let best: Vec<String> = analysis.best().iter().map(|o| o.text()).collect();
     let label = if rules.pie { "fairest openings" } else { "best openings" };
-    text += &format!("{label}: {}\n", best.join(", "));
-    if !analysis.openings.is_empty() {
-        text += "openings (value for the first player):\n";
-        for opening in &analysis.openings {
-            text += &format!("  {:<12} {:>4}\n", opening.text(), signed(opening.value));
+    let count = analysis.openings.len();
+    if all || count <= answer::OPENINGS_LISTED {
+        text += &format!("{label}: {}\n", best.join(", "));
+        if count > 0 {
+            text += "openings (value for the first player):\n";
+            for opening in &analysis.openings {
+                text += &format!("  {:<12} {:>4}\n", opening.text(), signed(opening.value));
+            }
         }
+    } else {
+        // Relay and go-again sowing make thousands of first turns: what they come to.
+        text += &format!("{label}: {}\n", answer::first_few(&best, 5));
+        let values = analysis.openings.iter().map(|o| o.value);
+        text += &format!(
+            "{count} openings by value for the first player: {}\n",
+            answer::openings_by_value_text(values, ", ")
+        );
+        if !rules.pie {
+            let pie = analysis.openings.iter().map(|o| -o.value.abs()).max().unwrap_or(0);
+            let fairest: Vec<String> =
+                analysis.openings.iter().filter(|o| -o.value.abs() == pie).map(|o| o.text()).collect();
+            text += &format!("under the pie rule: {} (fairest: {})\n", signed(pie), answer::first_few(&fairest, 5));
+        }
+        text += "(--all lists every opening, --json too)\n";
     }
     if rules.early_end == EarlyEnd::Half {
         text += "values are margins of full play: the early end never changes win, draw or loss\n";

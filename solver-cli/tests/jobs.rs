@@ -319,3 +319,26 @@ fn a_second_run_on_one_log_or_one_database_is_refused_naming_the_first() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(!db.join("3h-standard/build.lock").exists(), "released");
 }
+
+#[test]
+fn many_openings_are_summarised_in_text_and_csv_and_listed_in_json() {
+    // Swedish relay sowing gives Kalah(4,3) 97 first turns.
+    let dir = tempfile::tempdir().unwrap();
+    let job =
+        write_job(dir.path(), "relay", "[[item]]\nstart = \"4x3\"\nrules = \"swedish\"\ncompute = \"openings\"\n");
+    let results = dir.path().join("results");
+    let out = run(&job, &results, &[]);
+    let openings = out["results"][0]["openings"].as_array().unwrap();
+    assert_eq!(openings.len(), 97);
+    let csv = std::fs::read_to_string(results.join("relay.csv")).unwrap();
+    let row = csv.lines().nth(1).unwrap();
+    assert!(row.contains("97 openings by value: +22 x2; +20 x3;"), "{row}");
+
+    let solved = kalah(&["solve", "4x3", "--rules", "swedish", "--no-db"]);
+    let text = String::from_utf8(solved.stdout).unwrap();
+    assert!(text.contains("97 openings by value for the first player: +22 x2, +20 x3"), "{text}");
+    assert!(text.contains("under the pie rule: 0 (fairest: "), "{text}");
+    assert!(text.lines().count() < 12, "{text}");
+    let listed = kalah(&["solve", "4x3", "--rules", "swedish", "--no-db", "--all"]);
+    assert!(String::from_utf8(listed.stdout).unwrap().lines().count() > 97);
+}

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::file::moves_text;
 use super::{Compute, Interval, Job, JobError, Known, Proofs, Task, io_error, with_suffix};
+use crate::answer::{OPENINGS_LISTED, first_few, openings_by_value_text};
 
 /// One opening of an item's result.
 #[derive(Clone, Debug, Serialize)]
@@ -133,14 +134,27 @@ pub fn results(job: &Job, tasks: &[Task], proofs: &Proofs) -> Vec<ItemResult> {
     (0..job.items.len()).filter_map(|i| item_result(job, i, tasks, proofs)).collect()
 }
 
-/// The CSV form of a result: openings as `move: value` pairs separated by `; `.
+/// The CSV form of a result: openings as `move: value` pairs separated by `; `, or, beyond
+/// [`OPENINGS_LISTED`] of them, their count by value (the JSON lines list every one).
 fn csv_row(result: &ItemResult, total: u32) -> Vec<String> {
     let opt = |v: Option<i32>| v.map_or(String::new(), |v| v.to_string());
-    let openings: Vec<String> = result
-        .openings
-        .iter()
-        .map(|o| format!("{}: {}", o.moves, Interval { lower: o.lower, upper: o.upper }.text(total)))
-        .collect();
+    let (openings, best) = if result.openings.len() <= OPENINGS_LISTED {
+        let openings: Vec<String> = result
+            .openings
+            .iter()
+            .map(|o| format!("{}: {}", o.moves, Interval { lower: o.lower, upper: o.upper }.text(total)))
+            .collect();
+        (openings.join("; "), result.best.join("; "))
+    } else {
+        let exact = result.openings.iter().filter_map(|o| o.value);
+        let unsettled = result.openings.iter().filter(|o| o.value.is_none()).count();
+        let mut summary =
+            format!("{} openings by value: {}", result.openings.len(), openings_by_value_text(exact, "; "));
+        if unsettled > 0 {
+            summary += &format!("; {unsettled} not settled");
+        }
+        (summary, first_few(&result.best, 5))
+    };
     vec![
         result.job.clone(),
         result.item.to_string(),
@@ -152,8 +166,8 @@ fn csv_row(result: &ItemResult, total: u32) -> Vec<String> {
         result.upper.to_string(),
         result.holds.map_or(String::new(), |h| h.to_string()),
         opt(result.pie_value),
-        result.best.join("; "),
-        openings.join("; "),
+        best,
+        openings,
         result.nodes.to_string(),
         format!("{:.3}", result.seconds),
     ]
