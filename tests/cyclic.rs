@@ -3,52 +3,10 @@
 
 mod common;
 
-use std::collections::HashMap;
-
+use common::fixed_point;
 use kalah::Position;
 use kalah::index::Layer;
-use kalah::moves::MoveEffect;
 use kalah::rules::{Direction, End, Rules};
-
-/// Board values of every position with at most `max_seeds` seeds that is not over, by plain
-/// value iteration over the whole graph: v(P) = max over moves of the move's value given the
-/// children's values of the previous round, from v = 0 everywhere, until nothing changes.
-/// Round k holds the values of the game cut off after k moves with the cut scored 0, so the
-/// limit scores endless play 0, as the rules do.
-fn fixed_point(rules: &Rules, houses: usize, max_seeds: usize) -> HashMap<u128, i32> {
-    let mut positions = Vec::new();
-    for seeds in 0..=max_seeds {
-        let layer = Layer::new(rules, houses, seeds);
-        let (mut mover, mut opponent) = (vec![0u8; houses], vec![0u8; houses]);
-        for i in 0..layer.len() {
-            layer.rows(i, &mut mover, &mut opponent);
-            positions.push(Position::from_rows(&mover, &opponent));
-        }
-    }
-    let mut values: HashMap<u128, i32> = positions.iter().map(|p| (p.house_key(), 0)).collect();
-    for round in 0.. {
-        assert!(round < 10_000, "the iteration converges");
-        let next: HashMap<u128, i32> = positions
-            .iter()
-            .map(|position| {
-                let best = position
-                    .legal_moves()
-                    .map(|house| {
-                        let effect = MoveEffect::of(rules, position, house);
-                        effect.value(if effect.over { 0 } else { values[&effect.child.house_key()] })
-                    })
-                    .max()
-                    .expect("a position that is not over has a move");
-                (position.house_key(), best)
-            })
-            .collect();
-        if next == values {
-            break;
-        }
-        values = next;
-    }
-    values
-}
 
 fn clockwise(rules: Rules) -> Rules {
     Rules { direction: Direction::Cw, ..rules }
