@@ -335,3 +335,37 @@ fn computed_answers_are_remembered_across_a_restart() {
     let (_, fresh) = get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", position)]);
     assert_eq!(fresh["cached"], false);
 }
+
+#[test]
+fn a_search_in_flight_reports_its_nodes_and_proven_bounds() {
+    let root = tempfile::tempdir().unwrap();
+    let server = Arc::new(Server::start(root.path(), &["--time-limit", "120", "--no-cache"]));
+    // Kalah(5,4) without a database: seconds of search, many zero-window tests.
+    let start = "4 4 4 4 4 0 4 4 4 4 4 0 S";
+    let answer = {
+        let server = Arc::clone(&server);
+        std::thread::spawn(move || get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", start)]))
+    };
+    let progress = format!("{}/api/v1/progress", server.url);
+    let client = agent();
+    let mut seen = Vec::new();
+    while !answer.is_finished() {
+        let (status, report) = get_json(&client, &progress, &[("pos", start)]);
+        assert_eq!(status, 200, "{report}");
+        if report["searching"] == true {
+            seen.push(report);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (status, answer) = answer.join().unwrap();
+    assert_eq!(status, 200, "{answer}");
+    let value = answer["value"].as_i64().unwrap();
+    // Some report had nodes and bounds, and every bound reported holds the value.
+    assert!(seen.iter().any(|r| r["nodes"].as_u64() > Some(0) && r["bounds"].is_object()), "{seen:?}");
+    for report in seen.iter().filter(|r| r["bounds"].is_object()) {
+        let (lower, upper) = (report["bounds"]["lower"].as_i64().unwrap(), report["bounds"]["upper"].as_i64().unwrap());
+        assert!(lower <= value && value <= upper, "{report} against {value}");
+    }
+    let (_, after) = get_json(&client, &progress, &[("pos", start)]);
+    assert_eq!(after["searching"], false);
+}

@@ -239,18 +239,36 @@ function clearStatus() {
   $('pie').hidden = true;
 }
 
-// While a search runs: the seconds so far, and a way out.
-function searching(ticket) {
+// While a search runs: the seconds so far, what /progress says it has proven, and a way out.
+function searching(ticket, at) {
   const clock = Date.now();
+  let known = '';
   $('cancel').hidden = false;
   const tick = () => {
     if (ticket !== state.ticket) return;
-    $('to-move').textContent = `searching… ${Math.floor((Date.now() - clock) / 1000)} s`;
+    $('to-move').textContent = `searching… ${Math.floor((Date.now() - clock) / 1000)} s${known}`;
+  };
+  const poll = async () => {
+    try {
+      const progress = await api('progress', { pos: at, rules: state.rules });
+      if (!progress.searching || ticket !== state.ticket) return;
+      const nodes = progress.nodes >= 1e6 ? `${(progress.nodes / 1e6).toFixed(1)} M nodes` : `${progress.nodes} nodes`;
+      const bounds = progress.bounds;
+      const value = !bounds ? '' : bounds.lower === bounds.upper
+        ? `, value ${signed(bounds.lower)}, now every move's`
+        : `, value from ${signed(bounds.lower)} to ${signed(bounds.upper)}`;
+      known = `, ${nodes}${value}`;
+      tick();
+    } catch (err) {
+      // Progress is a courtesy: the answer itself still comes.
+    }
   };
   tick();
   const timer = setInterval(tick, 250);
+  const poller = setInterval(poll, 1000);
   return () => {
     clearInterval(timer);
+    clearInterval(poller);
     $('cancel').hidden = true;
   };
 }
@@ -270,7 +288,7 @@ async function show() {
   if (!answer) {
     drawBoard(at, null);
     state.abort = new AbortController();
-    const done = searching(ticket);
+    const done = searching(ticket, at);
     try {
       answer = await api('position', { pos: at, rules: state.rules }, state.abort.signal);
       state.answers.set(key, answer);

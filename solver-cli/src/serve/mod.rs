@@ -14,6 +14,7 @@
 
 mod cache;
 mod connections;
+mod progress;
 mod queue;
 
 use std::collections::HashMap;
@@ -113,6 +114,8 @@ struct Service {
     /// Starts and their first turns, answered from the shipped results.
     book: OpeningBook,
     searches: queue::SearchQueue,
+    /// What the searches in flight have proven so far.
+    in_flight: progress::InFlight,
 }
 
 fn cache_answers(text: &str) -> Result<usize, String> {
@@ -260,6 +263,7 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
         time_limit: args.time_limit,
         answers,
         book,
+        in_flight: progress::InFlight::default(),
         searches: queue::SearchQueue::new(workers, args.max_queue),
     });
     let limits =
@@ -293,6 +297,7 @@ fn router(service: Arc<Service>) -> Router {
         .route("/api/v1/rules", get(rule_sets))
         .route("/api/v1/openings", get(openings))
         .route("/api/v1/moves", get(moves))
+        .route("/api/v1/progress", get(search_progress))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page: the API is under /api/v1/") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(
@@ -363,6 +368,16 @@ async fn moves(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> R
         "game_over": position.is_over(rules),
         "moves": legal_moves_json(&query),
     })))
+}
+
+/// `/progress`: what the search of a position in flight has proven so far (`searching: false`
+/// when there is none).
+async fn search_progress(
+    State(service): State<Arc<Service>>,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<axum::Json<Value>, ApiError> {
+    let PositionQuery { position, rules } = PositionQuery::parse(query)?;
+    Ok(axum::Json(service.in_flight.report(rules, position)))
 }
 
 async fn rule_sets(State(service): State<Arc<Service>>) -> Result<axum::Json<Value>, ApiError> {
@@ -505,24 +520,31 @@ impl Service {
         let PositionQuery { position, rules } = query;
         let engine = self.engine(rules, position.houses())?;
         let mut search = self.search(rules, &engine, cancel)?;
-        if !position.is_over(rules) && !engine.holds(position) {
-            // The value first, keeping the bounds each zero-window test proves: a position not
-            // solved in time is answered with what is known.
+        // A search registers its progress for /progress while it runs.
+        let _registered = if !position.is_over(rules) && !engine.holds(position) {
+            // The value first, keeping the bounds each zero-window test proves, for /progress
+            // meanwhile and, if time runs out, for the answer.
+            let (progress, registered) = self.in_flight.start(*rules, *position);
+            let margin = position.margin();
             let mut proven = None;
-            let searched = search.board_value_resuming(position, (i32::MIN, i32::MAX), None, |lower, upper, _| {
-                proven = Some((lower, upper));
+            let searched = search.board_value_resuming(position, (i32::MIN, i32::MAX), None, |lower, upper, nodes| {
+                proven = Some((margin + lower, margin + upper));
+                progress.proven(margin + lower, margin + upper, nodes);
             });
-            if let Err(err) = searched {
-                let err = search_error(err, self.time_limit);
-                return Err(match proven {
-                    Some((lower, upper)) => err.with(
-                        "bounds",
-                        json!({ "lower": position.margin() + lower, "upper": position.margin() + upper }),
-                    ),
-                    None => err,
-                });
+            match searched {
+                Ok(value) => progress.valued(margin + value),
+                Err(err) => {
+                    let err = search_error(err, self.time_limit);
+                    return Err(match proven {
+                        Some((lower, upper)) => err.with("bounds", json!({ "lower": lower, "upper": upper })),
+                        None => err,
+                    });
+                }
             }
-        }
+            Some(registered)
+        } else {
+            None
+        };
         let answer =
             kalah::engine::analyse_position(&mut search, position).map_err(|err| search_error(err, self.time_limit))?;
         Ok(position_json(query, &answer, engine.database.as_ref().map(|db| db.max_seeds())))
