@@ -40,6 +40,12 @@ impl CellStatus {
             CellStatus::TooDeep => "too-deep",
         }
     }
+
+    fn from_name(name: &str) -> Option<CellStatus> {
+        [CellStatus::Match, CellStatus::Mismatch, CellStatus::Unpublished, CellStatus::Timeout, CellStatus::TooDeep]
+            .into_iter()
+            .find(|status| status.name() == name)
+    }
 }
 
 /// One start of the grid.
@@ -67,8 +73,9 @@ pub fn grid_path(dir: &Path, rules: &Rules) -> PathBuf {
 }
 
 /// Solves every start Kalah(m,n) for m in `houses` and n in `seeds` under `rules` (each within
-/// `cell_time_limit`), rewriting the CSV at `path` after every cell. One database serves each
-/// board size (the one for its biggest start).
+/// `cell_time_limit`), rewriting the CSV at `path` after every cell with the cells of this run
+/// and those of earlier runs outside its ranges, so that a grid can be filled in over several
+/// runs. One database serves each board size (the one for its biggest start).
 pub fn solve_grid(
     rules: &Rules,
     houses: RangeInclusive<usize>,
@@ -82,6 +89,8 @@ pub fn solve_grid(
         Position::start(m, n).map_err(|err| JobError::Invalid { path: path.to_path_buf(), message: err.to_string() })
     };
     progress.pending(houses.clone().count() * seeds.clone().count());
+    let mut earlier = read_cells(path, rules)?;
+    earlier.retain(|cell| !(houses.contains(&cell.houses) && seeds.contains(&cell.seeds)));
     let mut cells: Vec<Cell> = Vec::new();
     for m in houses {
         let biggest = start(m, *seeds.end())?;
@@ -117,15 +126,52 @@ pub fn solve_grid(
                 nodes: search.stats().nodes,
                 seconds: clock.elapsed().as_secs_f64(),
             });
-            write_atomically(path, &csv(rules, &cells))?;
+            let mut all: Vec<&Cell> = earlier.iter().chain(&cells).collect();
+            all.sort_by_key(|cell| (cell.houses, cell.seeds));
+            write_atomically(path, &csv(rules, &all))?;
             progress.task_done();
         }
     }
     Ok(cells)
 }
 
+/// The cells of the grid file at `path` (none if there is no file), which must be `rules`'.
+fn read_cells(path: &Path, rules: &Rules) -> Result<Vec<Cell>, JobError> {
+    let invalid = |message: String| JobError::Invalid { path: path.to_path_buf(), message };
+    let mut reader = match csv::Reader::from_path(path) {
+        Ok(reader) => reader,
+        Err(err) if matches!(err.kind(), csv::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound) => {
+            return Ok(Vec::new());
+        }
+        Err(err) => return Err(invalid(err.to_string())),
+    };
+    let mut cells = Vec::new();
+    for (line, record) in reader.records().enumerate() {
+        let record = record.map_err(|err| invalid(err.to_string()))?;
+        let bad = |what: &str| invalid(format!("row {}: bad {what}", line + 2));
+        let field = |i: usize| record.get(i).ok_or_else(|| bad("row length"));
+        if field(0)?.parse::<Rules>().ok() != Some(*rules) {
+            return Err(bad("rules: the file holds another rule set's grid"));
+        }
+        let optional = |text: &str| (!text.is_empty()).then(|| text.to_string());
+        cells.push(Cell {
+            houses: field(1)?.parse().map_err(|_| bad("houses"))?,
+            seeds: field(2)?.parse().map_err(|_| bad("seeds"))?,
+            value: match field(3)? {
+                "" => None,
+                text => Some(text.parse().map_err(|_| bad("value"))?),
+            },
+            published: optional(field(4)?),
+            status: CellStatus::from_name(field(5)?).ok_or_else(|| bad("status"))?,
+            nodes: field(6)?.parse().map_err(|_| bad("nodes"))?,
+            seconds: field(7)?.parse().map_err(|_| bad("seconds"))?,
+        });
+    }
+    Ok(cells)
+}
+
 /// The grid as CSV: `rules,houses,seeds,value,published,status,nodes,seconds`.
-fn csv(rules: &Rules, cells: &[Cell]) -> Vec<u8> {
+fn csv(rules: &Rules, cells: &[&Cell]) -> Vec<u8> {
     let mut csv = csv::Writer::from_writer(Vec::new());
     let rules = rules.to_string();
     let header = ["rules", "houses", "seeds", "value", "published", "status", "nodes", "seconds"];
@@ -173,5 +219,15 @@ mod tests {
         assert_eq!(lines.len(), 7);
         let value = cells[0].value.unwrap();
         assert!(lines[1].starts_with(&format!("standard,2,1,{value},")), "{}", lines[1]);
+        // A later run of other cells keeps these: Kalah(1,1..2) join the six, in order.
+        let more = solve_grid(&rules, 1..=1, 1..=2, &setup, None, &path, &Quietly).unwrap();
+        assert_eq!(more.len(), 2);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 9, "{text}");
+        assert!(lines[1].starts_with("standard,1,1,") && lines[3].starts_with(&format!("standard,2,1,{value},")));
+        // A file of another rule set's grid is refused, not overwritten.
+        std::fs::write(&path, text.replace("standard,", "bga,")).unwrap();
+        assert!(solve_grid(&rules, 1..=1, 1..=1, &setup, None, &path, &Quietly).is_err());
     }
 }
