@@ -117,6 +117,15 @@ pub struct MoveValue {
     pub best: bool,
 }
 
+/// Every move's value as reported: `values` by house 0..m, each marked best when it keeps the
+/// position's `value`, best first, then by house.
+pub fn moves_best_first(values: &[(usize, i32)], value: i32) -> Vec<MoveValue> {
+    let mut moves: Vec<MoveValue> =
+        values.iter().map(|&(house, v)| MoveValue { house: house + 1, value: v, best: v == value }).collect();
+    moves.sort_by_key(|m| (-m.value, m.house));
+    moves
+}
+
 /// A position analysed: its exact value and every legal move's, as `kalah query` and the service
 /// report it.
 #[derive(Clone, Debug, Serialize)]

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::answer::{MoveValue, PositionAnswer, Source, wdl};
+use crate::answer::{PositionAnswer, Source, moves_best_first, wdl};
 use crate::board::Position;
 use crate::notation::parse_position;
 use crate::rules::Rules;
@@ -200,9 +200,7 @@ impl OpeningBook {
     pub fn answer(&self, rules: &Rules, position: &Position) -> Option<PositionAnswer> {
         let values = self.moves.get(&(rules.for_values(), *position))?;
         let value = values.iter().map(|&(_, v)| v).max()?;
-        let mut moves: Vec<MoveValue> =
-            values.iter().map(|&(house, v)| MoveValue { house: house + 1, value: v, best: v == value }).collect();
-        moves.sort_by_key(|m| (-m.value, m.house));
+        let moves = moves_best_first(values, value);
         Some(PositionAnswer {
             value,
             wdl: wdl(value),

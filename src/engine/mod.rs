@@ -10,7 +10,7 @@ pub mod kept;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::answer::{MoveValue, PositionAnswer, Source, wdl};
+use crate::answer::{PositionAnswer, Source, moves_best_first, wdl};
 use crate::board::Position;
 use crate::database::build::{self, BuildOptions, Progress};
 use crate::database::{Database, DbError, Layout};
@@ -186,9 +186,7 @@ pub fn analyse_position(search: &mut Search<'_>, position: &Position) -> Result<
         let source = if search.in_database(position) { Source::Database } else { Source::Search };
         (search.value(position)?, search.move_values(position)?, source)
     };
-    let mut moves: Vec<MoveValue> =
-        values.iter().map(|&(house, v)| MoveValue { house: house + 1, value: v, best: v == value }).collect();
-    moves.sort_by_key(|m| (-m.value, m.house));
+    let moves = moves_best_first(&values, value);
     Ok(PositionAnswer {
         value,
         wdl: wdl(value),
