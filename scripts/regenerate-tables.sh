@@ -4,7 +4,8 @@
 # missing, cached under data/db: about a minute each on 2 cores), and compared with
 # data/published/ where something is published. Cells not solved within TIME_LIMIT seconds
 # (default 600) are written as "timeout"; under clockwise sowing, cells too far above the
-# database for the search's lines as "too-deep".
+# database for the search's lines as "too-deep"; cells above an unsolved one (no fewer houses
+# and seeds) as "skipped", not tried.
 # Usage: scripts/regenerate-tables.sh [TIME_LIMIT] [RULES...]
 #   scripts/regenerate-tables.sh                       # every rule set below, 10 minutes a cell
 #   scripts/regenerate-tables.sh 100 standard          # the published table's rule set only

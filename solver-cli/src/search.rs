@@ -411,11 +411,12 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
     } else {
         table_text(&rules_name, &cells, args)
             + &format!(
-                "{} cells: {} match the published values, {} unpublished, {} timed out, {mismatches} mismatches; written to {}\n",
+                "{} cells: {} match the published values, {} unpublished, {} timed out, {} skipped, {mismatches} mismatches; written to {}\n",
                 cells.len(),
                 count(CellStatus::Match),
                 count(CellStatus::Unpublished),
                 count(CellStatus::Timeout) + count(CellStatus::TooDeep),
+                count(CellStatus::Skipped),
                 path.display()
             )
     };

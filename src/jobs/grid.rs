@@ -27,6 +27,8 @@ pub enum CellStatus {
     Timeout,
     /// Under cycles: too far above the database for the lines the search can hold.
     TooDeep,
+    /// Not tried: a smaller start of this run (no more houses, no more seeds) was not solved.
+    Skipped,
 }
 
 impl CellStatus {
@@ -38,13 +40,21 @@ impl CellStatus {
             CellStatus::Unpublished => "unpublished",
             CellStatus::Timeout => "timeout",
             CellStatus::TooDeep => "too-deep",
+            CellStatus::Skipped => "skipped",
         }
     }
 
     fn from_name(name: &str) -> Option<CellStatus> {
-        [CellStatus::Match, CellStatus::Mismatch, CellStatus::Unpublished, CellStatus::Timeout, CellStatus::TooDeep]
-            .into_iter()
-            .find(|status| status.name() == name)
+        [
+            CellStatus::Match,
+            CellStatus::Mismatch,
+            CellStatus::Unpublished,
+            CellStatus::Timeout,
+            CellStatus::TooDeep,
+            CellStatus::Skipped,
+        ]
+        .into_iter()
+        .find(|status| status.name() == name)
     }
 }
 
@@ -75,7 +85,9 @@ pub fn grid_path(dir: &Path, rules: &Rules) -> PathBuf {
 /// Solves every start Kalah(m,n) for m in `houses` and n in `seeds` under `rules` (each within
 /// `cell_time_limit`), rewriting the CSV at `path` after every cell with the cells of this run
 /// and those of earlier runs outside its ranges, so that a grid can be filled in over several
-/// runs. One database serves each board size (the one for its biggest start).
+/// runs. One database serves each board size (the one for its biggest start). A start is not
+/// tried once a smaller one of this run (no more houses and no more seeds) went unsolved: it
+/// would only spend the time limit again (a run over just that cell still tries it).
 pub fn solve_grid(
     rules: &Rules,
     houses: RangeInclusive<usize>,
@@ -101,6 +113,23 @@ pub fn solve_grid(
             progress.task_started(&format!("Kalah({m},{n})"));
             let position = start(m, n)?;
             let published = crate::published::lookup(rules, m, n);
+            let unsolved_below = cells.iter().any(|cell| {
+                cell.value.is_none() && cell.status != CellStatus::Skipped && cell.houses <= m && cell.seeds <= n
+            });
+            if unsolved_below {
+                cells.push(Cell {
+                    houses: m,
+                    seeds: n,
+                    value: None,
+                    published: published.map(|p| p.claim.to_string()),
+                    status: CellStatus::Skipped,
+                    nodes: 0,
+                    seconds: 0.0,
+                });
+                write_cells(path, rules, &earlier, &cells)?;
+                progress.task_done();
+                continue;
+            }
             let clock = Instant::now();
             let deadline = cell_time_limit.map(|limit| clock + limit);
             let mut search = Search::new(*rules, db.as_ref(), &setup.options(&position, db.as_ref(), deadline))?;
@@ -126,13 +155,18 @@ pub fn solve_grid(
                 nodes: search.stats().nodes,
                 seconds: clock.elapsed().as_secs_f64(),
             });
-            let mut all: Vec<&Cell> = earlier.iter().chain(&cells).collect();
-            all.sort_by_key(|cell| (cell.houses, cell.seeds));
-            write_atomically(path, &csv(rules, &all))?;
+            write_cells(path, rules, &earlier, &cells)?;
             progress.task_done();
         }
     }
     Ok(cells)
+}
+
+/// Rewrites the grid file at `path`: the cells of earlier runs and of this one, in order.
+fn write_cells(path: &Path, rules: &Rules, earlier: &[Cell], cells: &[Cell]) -> Result<(), JobError> {
+    let mut all: Vec<&Cell> = earlier.iter().chain(cells).collect();
+    all.sort_by_key(|cell| (cell.houses, cell.seeds));
+    write_atomically(path, &csv(rules, &all))
 }
 
 /// The cells of the grid file at `path` (none if there is no file), which must be `rules`'.
@@ -229,5 +263,19 @@ mod tests {
         // A file of another rule set's grid is refused, not overwritten.
         std::fs::write(&path, text.replace("standard,", "bga,")).unwrap();
         assert!(solve_grid(&rules, 1..=1, 1..=1, &setup, None, &path, &Quietly).is_err());
+    }
+
+    #[test]
+    fn starts_above_an_unsolved_one_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let databases =
+            Databases { root: dir.path().join("db"), enabled: false, layout: crate::database::Layout::Auto };
+        let setup = Setup { databases, table_mb: Some(1), threads: 1 };
+        let path = grid_path(dir.path(), &Rules::STANDARD);
+        // No time at all: Kalah(6,4) runs out of it; Kalah(6,5), above it, is not tried.
+        let cells = solve_grid(&Rules::STANDARD, 6..=6, 4..=5, &setup, Some(Duration::ZERO), &path, &Quietly).unwrap();
+        let statuses: Vec<CellStatus> = cells.iter().map(|cell| cell.status).collect();
+        assert_eq!(statuses, [CellStatus::Timeout, CellStatus::Skipped]);
+        assert_eq!(read_cells(&path, &Rules::STANDARD).unwrap()[1].status, CellStatus::Skipped);
     }
 }
