@@ -110,3 +110,27 @@ fn forward_search_with_repetitions_equals_the_retrograde_values() {
         }
     }
 }
+
+#[test]
+fn forward_search_with_repetitions_on_two_threads_equals_the_retrograde_values() {
+    use kalah::search::{Search, SearchOptions};
+    // Nodes with 11 seeds beyond the database split, so these positions split near the root.
+    let named = [Rules::STANDARD, Rules::EMPTY_CAPTURE, Rules::BGA, Rules::SWEDISH, Rules::WETHERELL];
+    let options = SearchOptions { table_bytes: 1 << 20, deadline: None, threads: 2 };
+    let mut lcg = common::Lcg(29);
+    let (houses, max_seeds) = (3, 14);
+    for rules in named.map(clockwise) {
+        let dir = tempfile::tempdir().unwrap();
+        let full = common::build_and_open(dir.path(), &rules, houses, max_seeds);
+        let positions = positions_of(&rules, houses, 12, max_seeds);
+        for i in 0..12 {
+            let position = positions[lcg.below(positions.len() as u64) as usize];
+            let mut search = Search::new(rules, None, &options).unwrap();
+            if i % 2 == 0 {
+                search.set_first_horizon(1);
+            }
+            let want = full.board_value(&position).unwrap();
+            assert_eq!(search.board_value(&position).unwrap(), want, "{rules} {position} on two threads");
+        }
+    }
+}

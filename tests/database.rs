@@ -191,7 +191,13 @@ fn an_interrupted_build_resumes_and_produces_identical_files() {
     build_db(fresh.path(), &rules, 6, 11);
 
     let resumed = tempfile::tempdir().unwrap();
-    let options = BuildOptions { max_seeds: 11, compress: true, reference_moves: false, layout: Layout::Packed };
+    let options = BuildOptions {
+        max_seeds: 11,
+        compress: true,
+        reference_moves: false,
+        layout: Layout::Packed,
+        cyclic: Default::default(),
+    };
     let err = build::build(resumed.path(), &rules, 6, &options, &StopAfter(7, AtomicBool::new(false))).unwrap_err();
     assert!(matches!(err, DbError::Interrupted { last_complete: Some(7) }), "{err}");
     let dir = database_dir(resumed.path(), &rules, 6);
@@ -224,7 +230,13 @@ fn the_fast_builder_path_writes_the_same_files_as_the_plain_move_generator() {
                         for (root, reference_moves) in roots.iter().zip([false, true]) {
                             // The fast path reads packed smaller layers, the reference one bytes.
                             let layout = if reference_moves { Layout::Bytes } else { Layout::Packed };
-                            let options = BuildOptions { max_seeds, compress: false, reference_moves, layout };
+                            let options = BuildOptions {
+                                max_seeds,
+                                compress: false,
+                                reference_moves,
+                                layout,
+                                cyclic: Default::default(),
+                            };
                             build::build(root.path(), &rules, houses, &options, &Silent).unwrap();
                         }
                         for seeds in 0..=max_seeds {

@@ -96,7 +96,13 @@ mod tests {
     fn a_sound_database_recomputes_without_mismatches() {
         let root = tempfile::tempdir().unwrap();
         let rules = Rules::STANDARD;
-        let options = BuildOptions { max_seeds: 10, compress: true, reference_moves: false, layout: Layout::Packed };
+        let options = BuildOptions {
+            max_seeds: 10,
+            compress: true,
+            reference_moves: false,
+            layout: Layout::Packed,
+            cyclic: Default::default(),
+        };
         build::build(root.path(), &rules, 3, &options, &Quietly).unwrap();
         let db = Database::open(root.path(), &rules, 3).unwrap();
         let found = verify(&db, 50, &|_| {}).unwrap();
@@ -120,7 +126,13 @@ mod tests {
     fn a_full_verification_finds_a_single_changed_value() {
         let root = tempfile::tempdir().unwrap();
         let rules = Rules::STANDARD;
-        let options = BuildOptions { max_seeds: 9, compress: false, reference_moves: false, layout: Layout::Packed };
+        let options = BuildOptions {
+            max_seeds: 9,
+            compress: false,
+            reference_moves: false,
+            layout: Layout::Packed,
+            cyclic: Default::default(),
+        };
         build::build(root.path(), &rules, 3, &options, &Quietly).unwrap();
         let path = crate::database::layer_path(&crate::database::database_dir(root.path(), &rules, 3), 9);
         let bytes = std::fs::read(&path).unwrap();

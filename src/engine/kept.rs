@@ -139,7 +139,13 @@ mod tests {
     #[test]
     fn one_database_and_table_per_kind_limited_as_asked() {
         let root = tempfile::tempdir().unwrap();
-        let options = BuildOptions { max_seeds: 8, compress: true, reference_moves: false, layout: Layout::Packed };
+        let options = BuildOptions {
+            max_seeds: 8,
+            compress: true,
+            reference_moves: false,
+            layout: Layout::Packed,
+            cyclic: Default::default(),
+        };
         build::build(root.path(), &Rules::STANDARD, 3, &options, &Quietly).unwrap();
         let engines = KeptEngines::new(root.path().to_path_buf(), Some(5), 1 << 20, 16 << 20);
         let first = engines.get(&Rules::STANDARD, 3).unwrap();

@@ -142,7 +142,13 @@ pub fn database_for(
     };
     let dir = crate::database::database_dir(&databases.root, rules, houses);
     report.building(&dir, houses, max_seeds);
-    let options = BuildOptions { max_seeds, compress: true, reference_moves: false, layout: databases.layout };
+    let options = BuildOptions {
+        max_seeds,
+        compress: true,
+        reference_moves: false,
+        layout: databases.layout,
+        cyclic: Default::default(),
+    };
     match build::build(&databases.root, rules, houses, &options, report) {
         Ok(_) => Ok(Some(load(open()?)?)),
         // A place the database cannot be written (or is being built by another run) costs

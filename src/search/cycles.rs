@@ -23,7 +23,12 @@
 //! --threads 1` (one core): without rounds no value in 120 s (1.1 G nodes); with them 0.48 s,
 //! 1.3 M nodes.
 
-use super::{Child, Horizon, NO_MOVE, Search, SearchError, TableKey, move_order, seed_bound};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+
+use super::{Child, Horizon, NO_MOVE, Search, SearchError, Stats, TableKey, move_order, seed_bound};
 use crate::board::{MAX_HOUSES, Position};
 use crate::moves::MoveEffect;
 
@@ -49,6 +54,20 @@ impl Leans {
         Leans { repetition: self.repetition.min(other.repetition), horizon: self.horizon || other.horizon }
     }
 }
+
+/// What a parallel split of a node under cycles found: the best value of its moves and the move,
+/// what every move's value leaned on, and what the first to reach beta leaned on.
+struct SplitResult {
+    best: i32,
+    best_move: u8,
+    every_move: Leans,
+    cut_move: Leans,
+}
+
+/// Nodes this close to the root (in moves) split their younger brothers over the threads, when
+/// they also hold enough seeds beyond the database: each worker copies the line, so splits stay
+/// near the root, where subtrees are big and lines short.
+const SPLIT_PLIES: usize = 8;
 
 /// The longest line searched, in the last round of a zero-window test: each move costs a stack
 /// frame (under a kilobyte; the thread has 4 GiB).
@@ -146,20 +165,30 @@ impl Search<'_> {
         let mut every_move = Leans::NOTHING;
         let mut cut_move = Leans::NOTHING;
         let mut failure = None;
-        for child in children.iter().flatten() {
+        let splits = self.pool.is_some()
+            && (ply as usize) < SPLIT_PLIES
+            && board.seeds_on_board() >= self.database_seeds + super::SPLIT_MIN_SEEDS;
+        for (index, child) in children.iter().enumerate() {
+            let Some(child) = child else { continue };
             let floor = alpha.max(best);
-            let effect = &child.effect;
-            let searched = match self.settled_child(effect) {
-                Ok(Some(value)) => Ok((effect.value(value), Leans::NOTHING)),
-                Ok(None) => {
-                    let (low, high) = effect.child_window(floor, beta);
-                    let side = if effect.extra_turn { root_side } else { !root_side };
-                    self.search_cycles(&effect.child, low, high, side)
-                        .map(|(value, leans)| (effect.value(value), leans))
+            if splits && index >= 1 && children.len() - index >= 2 {
+                // The eldest did not cut off: the younger brothers go side by side.
+                match self.split_cycles(&children[index..], floor, beta, root_side) {
+                    Ok(split) => {
+                        every_move = every_move.and(split.every_move);
+                        if split.best > best {
+                            best = split.best;
+                            if split.best > floor {
+                                best_move = split.best_move;
+                            }
+                        }
+                        cut_move = split.cut_move;
+                    }
+                    Err(err) => failure = Some(err),
                 }
-                Err(err) => Err(err),
-            };
-            let (value, leans) = match searched {
+                break;
+            }
+            let (value, leans) = match self.search_cycles_child(&child.effect, floor, beta, root_side) {
                 Ok(searched) => searched,
                 Err(err) => {
                     failure = Some(err);
@@ -199,6 +228,85 @@ impl Search<'_> {
             }
         }
         Ok((best, leans))
+    }
+
+    /// The value of one move for its mover, searched under cycles in the window that proves
+    /// whether it beats `floor` and reaches `beta`, and what the value leans on.
+    fn search_cycles_child(
+        &mut self,
+        effect: &MoveEffect,
+        floor: i32,
+        beta: i32,
+        root_side: bool,
+    ) -> Result<(i32, Leans), SearchError> {
+        if let Some(value) = self.settled_child(effect)? {
+            return Ok((effect.value(value), Leans::NOTHING));
+        }
+        let (low, high) = effect.child_window(floor, beta);
+        let side = if effect.extra_turn { root_side } else { !root_side };
+        let (value, leans) = self.search_cycles(&effect.child, low, high, side)?;
+        Ok((effect.value(value), leans))
+    }
+
+    /// Searches the moves `rest` of a node under cycles in parallel, each worker with its own
+    /// copy of the line (the node's own position on it), stopping them all once one reaches
+    /// `beta`. What a worker stores in the table is its positions' own, as on one thread.
+    fn split_cycles(
+        &mut self,
+        rest: &[Option<Child>],
+        floor: i32,
+        beta: i32,
+        root_side: bool,
+    ) -> Result<SplitResult, SearchError> {
+        let cut = Arc::new(AtomicBool::new(false));
+        let mut stops = self.stops.clone();
+        stops.push(Arc::clone(&cut));
+        let this = &*self;
+        let outcomes: Vec<_> = rest
+            .par_iter()
+            .flatten()
+            .map(|child| {
+                if cut.load(Ordering::Relaxed) {
+                    return (Err(SearchError::Stopped), Stats::default(), child.house);
+                }
+                let mut worker = this.worker(&stops);
+                worker.line = this.line.clone();
+                let result = worker.search_cycles_child(&child.effect, floor, beta, root_side);
+                worker.charge_uncounted_nodes();
+                if matches!(result, Ok((value, _)) if value >= beta) {
+                    cut.store(true, Ordering::Relaxed);
+                }
+                (result, worker.stats, child.house)
+            })
+            .collect();
+        let mut split =
+            SplitResult { best: i32::MIN, best_move: NO_MOVE, every_move: Leans::NOTHING, cut_move: Leans::NOTHING };
+        let mut failure = None;
+        for (result, stats, house) in outcomes {
+            self.stats.nodes += stats.nodes;
+            self.stats.probes += stats.probes;
+            match result {
+                Ok((value, leans)) => {
+                    split.every_move = split.every_move.and(leans);
+                    if value >= beta && split.best < beta {
+                        split.cut_move = leans;
+                    }
+                    if value > split.best {
+                        (split.best, split.best_move) = (value, house);
+                    }
+                }
+                // Stopped by a sibling's cutoff (an ancestor's is checked below).
+                Err(SearchError::Stopped) => {}
+                Err(err) => failure = failure.or(Some(err)),
+            }
+        }
+        if let Some(err) = failure {
+            return Err(err);
+        }
+        if self.stopped() {
+            return Err(SearchError::Stopped);
+        }
+        Ok(split)
     }
 
     /// The child's board value when it needs no search: the game ended or the database knows it.

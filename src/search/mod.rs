@@ -405,8 +405,13 @@ impl<'db> Search<'db> {
 
     fn with_threads(mut self, threads: usize) -> Self {
         if threads > 1 {
+            let mut pool = rayon::ThreadPoolBuilder::new().num_threads(threads);
+            if self.rules.has_cycles() {
+                // Lines through repeating positions can be long (see `pass`).
+                pool = pool.stack_size(CYCLES_STACK_BYTES);
+            }
             // Without a pool the search stays on one thread, as with `threads: 1`.
-            self.pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok().map(Arc::new);
+            self.pool = pool.build().ok().map(Arc::new);
         }
         self
     }
@@ -435,18 +440,21 @@ impl<'db> Search<'db> {
         self.ply = 0;
         self.root_seeds = board.seeds_on_board();
         let result = if self.rules.has_cycles() {
-            // Single-threaded: results that depend on the line cannot be handed between threads.
-            // Lines through repeating positions can be long: the test runs on a thread with a
-            // stack to match (reserved address space; only the pages used are backed).
-            std::thread::scope(|scope| {
-                std::thread::Builder::new()
-                    .name("search-cycles".to_string())
-                    .stack_size(CYCLES_STACK_BYTES)
-                    .spawn_scoped(scope, || self.pass_cycles(board, beta))
-                    .map_err(|err| SearchError::Thread(err.to_string()))?
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
+            // Lines through repeating positions can be long: the test runs on threads with
+            // stacks to match (reserved address space; only the pages used are backed), those of
+            // the pool, whose nodes near the root split, or one of its own.
+            match self.pool.clone() {
+                Some(pool) => pool.install(|| self.pass_cycles(board, beta)),
+                None => std::thread::scope(|scope| {
+                    std::thread::Builder::new()
+                        .name("search-cycles".to_string())
+                        .stack_size(CYCLES_STACK_BYTES)
+                        .spawn_scoped(scope, || self.pass_cycles(board, beta))
+                        .map_err(|err| SearchError::Thread(err.to_string()))?
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                }),
+            }
         } else {
             match self.pool.clone() {
                 Some(pool) => pool.install(|| self.search(board, beta - 1, beta, expect_cut)),

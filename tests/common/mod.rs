@@ -17,7 +17,13 @@ use kalah::rules::Rules;
 
 /// Builds (or completes) the compressed database for `rules` on `houses` houses up to `max_seeds`.
 pub fn build_db(root: &Path, rules: &Rules, houses: usize, max_seeds: usize) -> Vec<LayerReport> {
-    let options = BuildOptions { max_seeds, compress: true, reference_moves: false, layout: Layout::Packed };
+    let options = BuildOptions {
+        max_seeds,
+        compress: true,
+        reference_moves: false,
+        layout: Layout::Packed,
+        cyclic: Default::default(),
+    };
     build::build(root, rules, houses, &options, &Silent).expect("the build succeeds")
 }
 

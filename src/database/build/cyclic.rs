@@ -36,13 +36,13 @@ use crate::moves::MoveEffect;
 use crate::rules::Rules;
 
 /// Marks an edge to a child the same side moves in (an extra turn that banked nothing).
-const SAME_MOVER: u32 = 1 << 31;
+pub(super) const SAME_MOVER: u32 = 1 << 31;
 
 /// Marks a queued position that joined `A_t` (rather than `L_t`).
 const JOINED_A: u32 = 1 << 31;
 
 /// No exit: every move stays in the layer.
-const NO_EXIT: i8 = i8::MIN;
+pub(super) const NO_EXIT: i8 = i8::MIN;
 
 /// A layer's moves: each position's best exit, its number of moves inside the layer, and for each
 /// position the positions with a move to it. The forward edges are never stored: the moves are
@@ -64,6 +64,10 @@ impl Graph {
         &self.edges[self.starts[c] as usize..self.starts[c + 1] as usize]
     }
 }
+
+/// What the predecessor lists and the thresholds' work take, bytes a position of the layer
+/// (measured: see docs/performance-history.md).
+pub(super) const BYTES_PER_POSITION: u64 = 40;
 
 /// Positions per parallel work item.
 const CHUNK: usize = 1 << 12;
@@ -172,7 +176,7 @@ fn moves(rules: &Rules, layers: &[Layer], finished: &[Arc<LayerValues>], seeds: 
             let (mut exits, mut degrees) = (Vec::with_capacity(range.len()), Vec::with_capacity(range.len()));
             for i in range {
                 let mut degree = 0u8;
-                let best = layer_moves(rules, layers, finished, seeds, i, |child| {
+                let best = layer_moves(rules, layers, Some(finished), seeds, i, |child| {
                     incoming[(child & !SAME_MOVER) as usize].fetch_add(1, Ordering::Relaxed);
                     degree += 1;
                 });
@@ -205,7 +209,7 @@ fn moves(rules: &Rules, layers: &[Layer], finished: &[Arc<LayerValues>], seeds: 
     let edges: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
     (0..len.div_ceil(CHUNK)).into_par_iter().for_each(|chunk| {
         for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(len) {
-            layer_moves(rules, layers, finished, seeds, i, |child| {
+            layer_moves(rules, layers, Some(finished), seeds, i, |child| {
                 let slot = incoming[(child & !SAME_MOVER) as usize].fetch_add(1, Ordering::Relaxed);
                 edges[slot as usize].store(i as u32 | (child & SAME_MOVER), Ordering::Relaxed);
             });
@@ -215,11 +219,12 @@ fn moves(rules: &Rules, layers: &[Layer], finished: &[Arc<LayerValues>], seeds: 
 }
 
 /// Plays every move of position `i` of layer `seeds`: calls `inside` with each child in the layer
-/// (its index, [`SAME_MOVER`] set when the same side moves next) and returns the best exit.
-fn layer_moves(
+/// (its index, [`SAME_MOVER`] set when the same side moves next) and returns the best exit, read
+/// from the values of the `finished` smaller layers ([`NO_EXIT`] when they are not given).
+pub(super) fn layer_moves(
     rules: &Rules,
     layers: &[Layer],
-    finished: &[Arc<LayerValues>],
+    finished: Option<&[Arc<LayerValues>]>,
     seeds: usize,
     i: usize,
     mut inside: impl FnMut(u32),
@@ -237,8 +242,10 @@ fn layer_moves(
         if effect.over {
             best = best.max(effect.value(0));
         } else if child_seeds < seeds {
-            let index = layers[child_seeds].index(child.mover_houses(), child.opponent_houses()) as usize;
-            best = best.max(effect.value(finished[child_seeds].get(index)));
+            if let Some(finished) = finished {
+                let index = layers[child_seeds].index(child.mover_houses(), child.opponent_houses()) as usize;
+                best = best.max(effect.value(finished[child_seeds].get(index)));
+            }
         } else {
             let index = layer.index(child.mover_houses(), child.opponent_houses()) as u32;
             inside(if effect.extra_turn { index | SAME_MOVER } else { index });

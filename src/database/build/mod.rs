@@ -18,6 +18,7 @@
 
 mod cyclic;
 mod fast;
+mod sweeps;
 
 use std::fs;
 use std::path::Path;
@@ -49,6 +50,48 @@ pub struct BuildOptions {
     /// How finished layers are held while the next ones are computed (packed: the largest
     /// databases fit in memory; `Auto`: packed when the database is big for the machine).
     pub layout: Layout,
+    /// How layers are computed under rules with cycles.
+    pub cyclic: CyclicMethod,
+}
+
+/// How a layer is computed under rules with cycles: the same values either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CyclicMethod {
+    /// Predecessor lists while they take at most half the machine's memory, sweeps above.
+    #[default]
+    Auto,
+    /// Predecessor lists ([`cyclic`]): the fastest, some 40 bytes a position of the layer.
+    Lists,
+    /// Sweeps until nothing changes ([`sweeps`]): 3 bytes a position, 10 to 20 times the time.
+    Sweeps,
+}
+
+impl CyclicMethod {
+    /// The method for a layer of `positions`: `Auto` resolved against this machine's memory.
+    fn for_layer(self, positions: u64) -> CyclicMethod {
+        match self {
+            CyclicMethod::Auto => match crate::memory::total_bytes() {
+                Some(memory) if positions.saturating_mul(cyclic::BYTES_PER_POSITION) <= memory / 2 => {
+                    CyclicMethod::Lists
+                }
+                _ => CyclicMethod::Sweeps,
+            },
+            chosen => chosen,
+        }
+    }
+}
+
+impl std::str::FromStr for CyclicMethod {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<CyclicMethod, String> {
+        match text {
+            "auto" => Ok(CyclicMethod::Auto),
+            "lists" => Ok(CyclicMethod::Lists),
+            "sweeps" => Ok(CyclicMethod::Sweeps),
+            _ => Err(format!("unknown method '{text}' (auto, lists or sweeps)")),
+        }
+    }
 }
 
 /// Hears about a build's progress; called from worker threads.
@@ -108,6 +151,7 @@ pub fn build(
         rules,
         houses,
         fast,
+        cyclic: options.cyclic,
         layers: Vec::new(),
         finished: Vec::new(),
         tables: Vec::new(),
@@ -238,6 +282,8 @@ struct Builder {
     houses: usize,
     /// Whether moves go through the fast path.
     fast: bool,
+    /// How layers under cycles are computed.
+    cyclic: CyclicMethod,
     /// The index of each layer, by seeds.
     layers: Vec<Layer>,
     /// Values of the finished layers, by seeds, in index order (shared with the thread writing
@@ -262,7 +308,11 @@ impl Builder {
     /// Computes every value of layer `seeds`, whose smaller layers are finished.
     fn compute(&self, seeds: usize, progress: &dyn Progress) -> std::io::Result<LayerBuffer> {
         if self.rules.has_cycles() {
-            return cyclic::compute_layer(&self.rules, &self.layers, &self.finished, seeds, progress);
+            let (layers, finished) = (&self.layers, &self.finished);
+            return match self.cyclic.for_layer(layers[seeds].len()) {
+                CyclicMethod::Sweeps => sweeps::compute_layer(&self.rules, layers, finished, seeds, progress),
+                _ => cyclic::compute_layer(&self.rules, layers, finished, seeds, progress),
+            };
         }
         let layer = &self.layers[seeds];
         let mut buffer = LayerBuffer::zeroed(layer.len() as usize)?;
