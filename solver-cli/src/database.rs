@@ -46,8 +46,8 @@ pub struct BuildArgs {
     #[arg(long)]
     raw: bool,
     /// Under clockwise sowing (positions repeat), how a layer is computed: lists (fastest, about
-    /// 40 bytes a position of the layer), sweeps (3 bytes, 10 to 20 times the time) or auto (lists
-    /// while they take at most half the memory)
+    /// 24 bytes a position of the layer and 8 a thread), sweeps (3 bytes, 6 to 12 times the time)
+    /// or auto (lists while they take at most half the memory)
     #[arg(long, value_name = "METHOD", default_value = "auto")]
     cyclic: CyclicMethod,
     /// Print a JSON summary instead of text.

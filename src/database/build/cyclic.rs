@@ -65,9 +65,11 @@ impl Graph {
     }
 }
 
-/// What the predecessor lists and the thresholds' work take, bytes a position of the layer
-/// (measured: see docs/performance-history.md).
-pub(super) const BYTES_PER_POSITION: u64 = 40;
+/// What the predecessor lists take, bytes a position of the layer, and what each worker's
+/// thresholds add (measured, 2 threads: 33 in all; see docs/performance-history.md).
+pub(super) const fn bytes_per_position(workers: u64) -> u64 {
+    24 + 8 * workers
+}
 
 /// Positions per parallel work item.
 const CHUNK: usize = 1 << 12;

@@ -60,9 +60,10 @@ pub enum CyclicMethod {
     /// Predecessor lists while they take at most half the machine's memory, sweeps above.
     #[default]
     Auto,
-    /// Predecessor lists ([`cyclic`]): the fastest, some 40 bytes a position of the layer.
+    /// Predecessor lists ([`cyclic`]): the fastest, some 24 bytes a position of the layer and 8
+    /// more for each thread.
     Lists,
-    /// Sweeps until nothing changes ([`sweeps`]): 3 bytes a position, 10 to 20 times the time.
+    /// Sweeps until nothing changes ([`sweeps`]): 3 bytes a position, 6 to 12 times the time.
     Sweeps,
 }
 
@@ -71,7 +72,10 @@ impl CyclicMethod {
     fn for_layer(self, positions: u64) -> CyclicMethod {
         match self {
             CyclicMethod::Auto => match crate::memory::total_bytes() {
-                Some(memory) if positions.saturating_mul(cyclic::BYTES_PER_POSITION) <= memory / 2 => {
+                Some(memory)
+                    if positions.saturating_mul(cyclic::bytes_per_position(rayon::current_num_threads() as u64))
+                        <= memory / 2 =>
+                {
                     CyclicMethod::Lists
                 }
                 _ => CyclicMethod::Sweeps,
