@@ -106,8 +106,9 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
         }
         // MTD(f) of an item's next opening starts from the value of its last one.
         let mut guess = (usize::MAX, 0);
-        for &t in group {
+        for (i, &t) in group.iter().enumerate() {
             let task = &tasks[t];
+            let item_ends = group.get(i + 1).is_none_or(|&next| tasks[next].item != task.item);
             if settled(t, log.proofs(), &item_done) {
                 progress.task_done();
                 continue;
@@ -149,7 +150,7 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
                 }
                 Err(err) => return Err(err),
             }
-            if results_written.elapsed() >= RESULTS_EVERY {
+            if item_ends || results_written.elapsed() >= RESULTS_EVERY {
                 super::write_results(&stem, job, &super::results(job, &tasks, log.proofs()))?;
                 results_written = Instant::now();
             }
@@ -174,8 +175,8 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
     })
 }
 
-/// How often the results files are rewritten while tasks settle (and once at the end): each
-/// rewrite costs time linear in the job's tasks.
+/// How often the results files are rewritten while tasks settle (besides after an item's last
+/// task and at the end): each rewrite costs time linear in the job's tasks.
 const RESULTS_EVERY: Duration = Duration::from_secs(10);
 
 /// Whether one opening's proven `interval` settles its whole item before the other openings

@@ -81,7 +81,7 @@ pub fn table_tag(rules: &Rules, houses: usize) -> String {
 
 /// As [`solve_task`], stopping every `checkpoints.every` to save the table, then going on from
 /// the logged bounds and the table, until the task is settled or `deadline` passes
-/// ([`SearchError::TimeUp`]).
+/// ([`SearchError::TimeUp`], the table saved once more).
 pub fn solve_task_with_checkpoints(
     search: &mut Search<'_>,
     task: &Task,
@@ -97,14 +97,16 @@ pub fn solve_task_with_checkpoints(
             (d, n) => d.or(n),
         };
         search.set_deadline(stop);
-        match solve_task(search, task, log, guess) {
-            Err(JobError::Search(SearchError::TimeUp { .. }))
-                if checkpoints.is_some() && deadline.is_none_or(|d| Instant::now() < d) =>
-            {
-                let checkpoints = checkpoints.expect("checked above");
-                search.table().save(&checkpoints.path, &table_tag(search.rules(), task.position.houses()))?;
-            }
-            done => return done,
+        let result = solve_task(search, task, log, guess);
+        let Some(checkpoints) = checkpoints else { return result };
+        if !matches!(result, Err(JobError::Search(SearchError::TimeUp { .. }))) {
+            return result;
+        }
+        // At a checkpoint or out of time: either way the table is saved, so that the next run
+        // goes on from it.
+        search.table().save(&checkpoints.path, &table_tag(search.rules(), task.position.houses()))?;
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return result;
         }
     }
 }
