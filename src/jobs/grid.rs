@@ -231,12 +231,16 @@ mod tests {
     use super::*;
     use crate::engine::{Databases, Quietly};
 
+    /// One thread, a 1 MiB table, no database.
+    fn without_database(dir: &Path) -> Setup {
+        let databases = Databases { root: dir.join("db"), enabled: false, layout: crate::database::Layout::Auto };
+        Setup { databases, table_mb: Some(1), threads: 1 }
+    }
+
     #[test]
     fn the_grid_agrees_with_the_reference_solver_and_is_written_as_csv() {
         let dir = tempfile::tempdir().unwrap();
-        let databases =
-            Databases { root: dir.path().join("db"), enabled: false, layout: crate::database::Layout::Auto };
-        let setup = Setup { databases, table_mb: Some(1), threads: 1 };
+        let setup = without_database(dir.path());
         let rules = Rules::STANDARD;
         let path = grid_path(dir.path(), &rules);
         let cells = solve_grid(&rules, 2..=3, 1..=3, &setup, None, &path, &Quietly).unwrap();
@@ -268,9 +272,7 @@ mod tests {
     #[test]
     fn starts_above_an_unsolved_one_are_skipped() {
         let dir = tempfile::tempdir().unwrap();
-        let databases =
-            Databases { root: dir.path().join("db"), enabled: false, layout: crate::database::Layout::Auto };
-        let setup = Setup { databases, table_mb: Some(1), threads: 1 };
+        let setup = without_database(dir.path());
         let path = grid_path(dir.path(), &Rules::STANDARD);
         // No time at all: Kalah(6,4) runs out of it; Kalah(6,5), above it, is not tried.
         let cells = solve_grid(&Rules::STANDARD, 6..=6, 4..=5, &setup, Some(Duration::ZERO), &path, &Quietly).unwrap();
