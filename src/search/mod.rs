@@ -23,6 +23,7 @@
 
 mod cycles;
 mod guess;
+mod split;
 pub mod table;
 
 use std::collections::HashMap;
@@ -427,7 +428,8 @@ impl<'db> Search<'db> {
             nodes_left: self.nodes_left.clone(),
             since_look: 0,
             stats: Stats::default(),
-            line: HashMap::default(),
+            // Under cycles the worker's line goes on from the node that split (empty otherwise).
+            line: self.line.clone(),
             ..*self
         }
     }
@@ -473,47 +475,25 @@ impl<'db> Search<'db> {
     /// Searches the moves `rest` of a node in parallel (zero window: `floor` is `beta - 1`),
     /// stopping them all once one reaches `beta`. Returns the best value and its move.
     fn split(&mut self, rest: &[Option<Child>], floor: i32, beta: i32) -> Result<(i32, u8), SearchError> {
-        use rayon::prelude::*;
-        let cut = Arc::new(AtomicBool::new(false));
-        let mut stops = self.stops.clone();
-        stops.push(Arc::clone(&cut));
-        let this = &*self;
-        let outcomes: Vec<(Result<i32, SearchError>, Stats, u8)> = rest
-            .par_iter()
-            .flatten()
-            .map(|child| {
-                if child.upper <= floor || cut.load(Ordering::Relaxed) {
-                    return (Ok(child.upper.min(floor)), Stats::default(), NO_MOVE);
+        let finished = self.split_children(
+            rest,
+            |this, child| {
+                if child.upper <= floor {
+                    Some(Ok(child.upper.min(floor)))
+                } else if this.budget_spent() {
+                    Some(Err(SearchError::NodeLimit { nodes: 0 }))
+                } else {
+                    None
                 }
-                if this.budget_spent() {
-                    return (Err(SearchError::NodeLimit { nodes: 0 }), Stats::default(), NO_MOVE);
-                }
-                let mut worker = this.worker(&stops);
-                let result = worker.search_child(child, floor, beta, false);
-                worker.charge_uncounted_nodes();
-                if matches!(result, Ok(value) if value >= beta) {
-                    cut.store(true, Ordering::Relaxed);
-                }
-                (result, worker.stats, child.house)
-            })
-            .collect();
-        let (mut best, mut best_move, mut failure) = (i32::MIN, NO_MOVE, None);
-        for (result, stats, house) in outcomes {
-            self.stats.nodes += stats.nodes;
-            self.stats.probes += stats.probes;
-            match result {
-                Ok(value) if value > best => (best, best_move) = (value, house),
-                Ok(_) => {}
-                // Stopped by a sibling's cutoff (an ancestor's is checked below).
-                Err(SearchError::Stopped) => {}
-                Err(err) => failure = failure.or(Some(err)),
+            },
+            |worker, child| worker.search_child(child, floor, beta, false),
+            |&value| value >= beta,
+        )?;
+        let (mut best, mut best_move) = (i32::MIN, NO_MOVE);
+        for (value, house) in finished {
+            if value > best {
+                (best, best_move) = (value, house);
             }
-        }
-        if let Some(err) = failure {
-            return Err(err);
-        }
-        if self.stopped() {
-            return Err(SearchError::Stopped);
         }
         Ok((best, if best > floor { best_move } else { NO_MOVE }))
     }
