@@ -1,5 +1,5 @@
 //! Proofs grown from tiny tasks on boards whose values the reference solver knows: true claims
-//! end proven and checked, false ones refuted; killed runs resume, shards merge, and the check
+//! end proven and checked, false ones refuted and the refutation checked; killed runs resume, shards merge, and the check
 //! fails on tampered logs.
 
 use std::path::Path;
@@ -78,9 +78,10 @@ fn true_claims_are_proven_and_checked_false_ones_refuted() {
             assert!(report.expanded >= splits, "{what}: tiny tasks must split ({} expansions)", report.expanded);
             let checked = check(dir.path());
             assert_eq!(checked.passed(), expected, "{what}: {checked:?}");
-            if expected {
-                assert!(checked.sampled > 0 && checked.confirmed == checked.sampled, "{what}: {checked:?}");
-            }
+            assert!(checked.sampled > 0 && checked.confirmed == checked.sampled, "{what}: {checked:?}");
+            let verdict = if expected { proof::Verdict::Proven } else { proof::Verdict::Refuted };
+            assert_eq!(checked.verdict, verdict, "{what}");
+            assert_eq!(checked.refutation_passed(), !expected, "{what}: {checked:?}");
         }
     }
 }
@@ -217,7 +218,31 @@ fn the_check_fails_when_a_proven_child_is_removed() {
     let kept: Vec<Record> = records.into_iter().filter(|r| !matches!(r, Record::Settled(_))).collect();
     rewrite_log(dir.path(), &kept);
     let report = check(dir.path());
-    assert!(!report.complete && !report.passed());
+    assert!(!report.complete && !report.passed() && !report.refutation_passed());
+    assert_eq!(report.verdict, proof::Verdict::Open);
+}
+
+#[test]
+fn a_refutation_fails_the_check_when_its_leaves_are_flipped() {
+    // Standard Kalah(4,4) has value 2: a claim of >= 4 ends refuted, and the refutation checks.
+    let dir = tempfile::tempdir().unwrap();
+    new_proof(dir.path(), Rules::STANDARD, Position::start(4, 4).unwrap(), ">= 4", 1_500);
+    assert_eq!(run(dir.path(), None, None).proven, Some(false));
+    assert!(check(dir.path()).refutation_passed());
+    // Every leaf answered the other way: whatever the tree then seems to show, the leaves
+    // searched again disagree.
+    let mut records = records(dir.path());
+    let mut flipped = 0;
+    for record in &mut records {
+        if let Record::Settled(s) = record {
+            s.holds = !s.holds;
+            flipped += 1;
+        }
+    }
+    assert!(flipped > 0);
+    rewrite_log(dir.path(), &records);
+    let report = check(dir.path());
+    assert!(!report.passed() && !report.refutation_passed(), "{report:?}");
 }
 
 #[test]

@@ -23,6 +23,7 @@ pub enum ProofCommand {
     /// Where a proof stands: the claim, proven or not, leaves, nodes, the root's children.
     Status(StatusArgs),
     /// Check a proof independently: the tree by the rules, a sample of leaves searched again.
+    /// Exit 0 only for a checked proof of the claim; a checked refutation says so and exits 1.
     Check(CheckArgs),
     /// Join the shards' logs into DIR/log.jsonl (a contradiction is an error).
     Merge(MergeArgs),
@@ -291,16 +292,29 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
     let text = if args.json {
         format!(
             "{}\n",
-            json!({ "claim": format!("value {}", spec.claim), "passed": report.passed(), "seed": seed, "report": report })
+            json!({
+                "claim": format!("value {}", spec.claim),
+                "passed": report.passed(),
+                "refutation_passed": report.refutation_passed(),
+                "seed": seed,
+                "report": report
+            })
         )
     } else {
         let mut text = format!(
             "claim value {} at {} ({} rules): {}\n\
-             proof: {} nodes, {} leaves answered by search or database; {} searched again, {} confirmed (seed {seed})\n",
+             {}: {} nodes, {} leaves answered by search or database; {} searched again, {} confirmed (seed {seed})\n",
             spec.claim,
             spec.root,
             spec.rules,
-            if report.passed() { "CHECKED" } else { "NOT CHECKED" },
+            if report.passed() {
+                "CHECKED"
+            } else if report.refutation_passed() {
+                "REFUTED, the refutation CHECKED"
+            } else {
+                "NOT CHECKED"
+            },
+            if report.verdict == proof::Verdict::Refuted { "refutation" } else { "proof" },
             report.proof_nodes,
             report.proof_leaves,
             report.sampled,
@@ -323,6 +337,9 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
     };
     if !report.passed() {
         crate::write_stdout(&text)?;
+        if report.refutation_passed() {
+            anyhow::bail!("the claim of {} is false: its refutation checks", args.dir.display());
+        }
         anyhow::bail!("the proof in {} does not check", args.dir.display());
     }
     Ok(text)

@@ -82,7 +82,12 @@ fn a_refuted_claim_ends_proven_false() {
     new_4x4(&dir, "> 2");
     let run = json_of(&proof("run", &dir, &["--json"]));
     assert_eq!(run["status"]["proven"], false);
-    assert_eq!(proof("check", &dir, &["--sample", "0"]).status.code(), Some(1));
+    // The check confirms the refutation, and still exits 1: the claim does not hold.
+    let check = proof("check", &dir, &["--sample", "100", "--json"]);
+    assert_eq!(check.status.code(), Some(1));
+    let report = json_of(&check);
+    assert_eq!((report["passed"].as_bool(), report["refutation_passed"].as_bool()), (Some(false), Some(true)));
+    assert_eq!(report["report"]["verdict"], "refuted");
 }
 
 #[test]

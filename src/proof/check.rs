@@ -3,8 +3,10 @@
 //! ([`Position::play`]): a node holds when the game is over with a margin that satisfies its
 //! question, when the seeds on the board allow no other answer, when a logged leaf says so, or
 //! when its expansion lists exactly its mover's turns and one child holds (the prover moves) or
-//! every child does (the other side moves). Then it searches again, without a budget, a sample
-//! of the leaves the proof stands on, and confirms each answer.
+//! every child does (the other side moves). Where the logs refute the claim, the same walk with
+//! the roles swapped checks the refutation: a node fails when every child fails (the prover
+//! moves) or one does (the other side moves). Then it searches again, without a budget, a
+//! sample of the leaves the proof or refutation stands on, and confirms each answer.
 
 use std::collections::{HashMap, HashSet};
 
@@ -17,16 +19,32 @@ use crate::notation::parse_position;
 use crate::rules::Rules;
 use crate::search::Search;
 
+/// What the logged tree shows of the claim, by the rules.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The tree proves the claim.
+    Proven,
+    /// The tree proves the claim false.
+    Refuted,
+    /// The tree decides neither.
+    #[default]
+    Open,
+}
+
 /// What the check found.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct CheckReport {
-    /// Whether the logged tree proves the claim by the rules.
+    /// What the logged tree shows by the rules.
+    pub verdict: Verdict,
+    /// Whether the logged tree proves the claim by the rules (`verdict` is `Proven`).
     pub complete: bool,
-    /// Why not, or what else is wrong with the logs.
+    /// Why the tree decides nothing, or what else is wrong with the logs.
     pub problems: Vec<String>,
-    /// Nodes of the proof (a proven child for each prover's node, every child of the others').
+    /// Nodes of the proof or refutation (one deciding child of a node where the deciding side
+    /// moves, every child of the others').
     pub proof_nodes: usize,
-    /// Leaves of the proof answered by a search or the database.
+    /// Its leaves answered by search or the database.
     pub proof_leaves: usize,
     /// Leaves searched again.
     pub sampled: usize,
@@ -54,7 +72,16 @@ pub struct LeafSearch {
 impl CheckReport {
     /// Whether the proof is complete and every sampled leaf was confirmed.
     pub fn passed(&self) -> bool {
-        self.complete && self.confirmed == self.sampled && self.problems.is_empty()
+        self.verdict == Verdict::Proven && self.leaves_confirmed()
+    }
+
+    /// Whether the logs refute the claim and every sampled leaf of the refutation was confirmed.
+    pub fn refutation_passed(&self) -> bool {
+        self.verdict == Verdict::Refuted && self.leaves_confirmed()
+    }
+
+    fn leaves_confirmed(&self) -> bool {
+        self.confirmed == self.sampled && self.problems.is_empty()
     }
 }
 
@@ -100,7 +127,8 @@ struct Checker<'a> {
     spec: &'a Spec,
     settled: HashMap<Position, &'a Settled>,
     expanded: HashMap<Position, &'a Expansion>,
-    holds: HashMap<Position, bool>,
+    /// What `shows` found, by position and the answer asked about.
+    shown: HashMap<(Position, bool), bool>,
     problems: Vec<String>,
 }
 
@@ -109,54 +137,62 @@ impl Checker<'_> {
         self.spec.node_claim(position)
     }
 
-    /// Whether the prover's claim holds at `position` by the logged tree and the rules.
-    fn holds(&mut self, position: &Position) -> bool {
-        if let Some(&known) = self.holds.get(position) {
+    fn problem(&mut self, problem: String) {
+        if !self.problems.contains(&problem) {
+            self.problems.push(problem);
+        }
+    }
+
+    /// Whether the logged tree and the rules show that the prover's claim at `position` holds
+    /// (`answer` true) or fails (`answer` false).
+    fn shows(&mut self, position: &Position, answer: bool) -> bool {
+        if let Some(&known) = self.shown.get(&(*position, answer)) {
             return known;
         }
         let rules = self.spec.rules;
         let question = self.question(position);
-        let answer = if position.is_over(&rules) {
-            question.holds_for(position.final_margin(&rules))
+        let shown = if let Some(decided) = question.decided_by_seeds(&rules, position) {
+            decided == answer
+        } else if let Some(leaf) = self.settled.get(position).filter(|s| s.claim == question.to_string()) {
+            leaf.holds == answer
+        } else if let Some(&expansion) = self.expanded.get(position).filter(|e| e.claim == question.to_string()) {
+            self.expansion_shows(position, expansion, answer)
         } else {
-            let (margin, seeds) = (position.margin(), position.seeds_on_board() as i32);
-            if question.holds_for(margin - seeds) && question.holds_for(margin + seeds) {
-                true
-            } else if let Some(leaf) = self.settled.get(position).filter(|s| s.claim == question.to_string()) {
-                leaf.holds
-            } else if let Some(&expansion) = self.expanded.get(position).filter(|e| e.claim == question.to_string()) {
-                self.expansion_holds(position, expansion)
-            } else {
-                false
-            }
+            false
         };
-        self.holds.insert(*position, answer);
-        answer
+        self.shown.insert((*position, answer), shown);
+        shown
     }
 
-    fn expansion_holds(&mut self, position: &Position, expansion: &Expansion) -> bool {
+    fn expansion_shows(&mut self, position: &Position, expansion: &Expansion, answer: bool) -> bool {
         let rules = self.spec.rules;
         let legal = turns(&rules, position);
         let listed: HashSet<String> = expansion.children.iter().map(|(t, _)| t.clone()).collect();
         if legal != listed {
             let missing: Vec<&String> = legal.difference(&listed).collect();
             let extra: Vec<&String> = listed.difference(&legal).collect();
-            self.problems.push(format!(
+            self.problem(format!(
                 "{position}: the expansion's turns are not the mover's (missing {missing:?}, not legal {extra:?})"
             ));
             return false;
         }
         let children: Vec<Position> = legal.iter().filter_map(|turn| play(&rules, position, turn)).collect();
-        if position.to_move() == self.spec.prover() {
-            children.iter().any(|child| self.holds(child))
+        if self.chooses(position, answer) {
+            children.iter().any(|child| self.shows(child, answer))
         } else {
-            children.iter().all(|child| self.holds(child))
+            children.iter().all(|child| self.shows(child, answer))
         }
     }
 
-    /// The nodes and the logged leaves of one proof below `root` (which holds): one holding
-    /// child of each prover's node, every child of the others'.
-    fn proof_leaves(&mut self, root: &Position) -> (usize, Vec<Position>) {
+    /// Whether one child suffices at `position` to show `answer`: the prover's nodes for a
+    /// proof, the other side's for a refutation.
+    fn chooses(&self, position: &Position, answer: bool) -> bool {
+        (position.to_move() == self.spec.prover()) == answer
+    }
+
+    /// The nodes and the logged leaves of one proof (`answer` true) or refutation below `root`
+    /// (which shows it): one showing child where one suffices, every child elsewhere.
+    fn proof_leaves(&mut self, root: &Position, answer: bool) -> (usize, Vec<Position>) {
         let rules = self.spec.rules;
         let (mut seen, mut leaves, mut stack) = (HashSet::new(), Vec::new(), vec![*root]);
         while let Some(at) = stack.pop() {
@@ -164,8 +200,7 @@ impl Checker<'_> {
                 continue;
             }
             let question = self.question(&at);
-            let (margin, seeds) = (at.margin(), at.seeds_on_board() as i32);
-            if at.is_over(&rules) || question.holds_for(margin - seeds) && question.holds_for(margin + seeds) {
+            if question.decided_by_seeds(&rules, &at).is_some() {
                 continue;
             }
             if self.settled.get(&at).is_some_and(|s| s.claim == question.to_string()) {
@@ -175,8 +210,8 @@ impl Checker<'_> {
             let mut children: Vec<Position> =
                 turns(&rules, &at).iter().filter_map(|turn| play(&rules, &at, turn)).collect();
             children.sort_by_key(|c| c.to_string());
-            if at.to_move() == self.spec.prover() {
-                let first = children.into_iter().find(|child| self.holds(child));
+            if self.chooses(&at, answer) {
+                let first = children.into_iter().find(|child| self.shows(child, answer));
                 stack.extend(first);
             } else {
                 stack.extend(children);
@@ -201,7 +236,7 @@ pub fn check(
         spec,
         settled: HashMap::new(),
         expanded: HashMap::new(),
-        holds: HashMap::new(),
+        shown: HashMap::new(),
         problems: Vec::new(),
     };
     for record in records {
@@ -214,7 +249,7 @@ pub fn check(
                 if let Some(old) = checker.settled.insert(position, s)
                     && (old.holds != s.holds || old.claim != s.claim)
                 {
-                    checker.problems.push(format!("{position}: settled both '{}' and '{}'", old.claim, s.claim));
+                    checker.problem(format!("{position}: settled both '{}' and '{}'", old.claim, s.claim));
                 }
             }
             Record::Expanded(e) => {
@@ -222,13 +257,20 @@ pub fn check(
             }
         }
     }
-    let mut report = CheckReport { complete: checker.holds(&spec.root), ..CheckReport::default() };
-    if !report.complete {
-        checker.problems.push(format!("the logged tree does not prove value {} at the root", spec.claim));
+    let verdict = if checker.shows(&spec.root, true) {
+        Verdict::Proven
+    } else if checker.shows(&spec.root, false) {
+        Verdict::Refuted
+    } else {
+        Verdict::Open
+    };
+    let mut report = CheckReport { verdict, complete: verdict == Verdict::Proven, ..CheckReport::default() };
+    if verdict == Verdict::Open {
+        checker.problem(format!("the logged tree neither proves nor refutes value {} at the root", spec.claim));
         report.problems = checker.problems;
         return Ok(report);
     }
-    let (nodes, leaves) = checker.proof_leaves(&spec.root);
+    let (nodes, leaves) = checker.proof_leaves(&spec.root, verdict == Verdict::Proven);
     report.proof_nodes = nodes;
     report.proof_leaves = leaves.len();
     if let Some(search) = search {
@@ -252,7 +294,7 @@ pub fn check(
             if confirmed {
                 report.confirmed += 1;
             } else {
-                checker.problems.push(format!("{leaf}: the log says '{question}' {}, the search does not", {
+                checker.problem(format!("{leaf}: the log says '{question}' {}, the search does not", {
                     if checker.settled[leaf].holds { "holds" } else { "fails" }
                 }));
             }

@@ -64,7 +64,7 @@ use crate::notation::parse_start;
 use crate::rules::Rules;
 use crate::search::SearchError;
 
-pub use check::{CheckReport, check};
+pub use check::{CheckReport, Verdict, check};
 pub use log::{Expansion, Record, Settled, SettledBy};
 pub use run::{RunOptions, RunReport, TaskOutcome, TaskReport, work};
 pub use tree::{NodeStatus, Status, Tree};
