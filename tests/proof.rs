@@ -303,3 +303,30 @@ fn a_log_is_written_by_one_run_at_a_time() {
     assert_eq!(run(dir.path(), None, None).proven, Some(true));
     assert!(!lock.exists());
 }
+
+#[test]
+fn progress_sums_the_logs_hour_by_hour_of_task_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut records = finished_proof(dir.path());
+    // 1000 s a record: an hour closes after every 3.6 records.
+    for record in &mut records {
+        match record {
+            Record::Settled(s) => s.seconds = 1000.0,
+            Record::Expanded(e) => e.seconds = 1000.0,
+        }
+    }
+    let spec = Spec::load(dir.path()).unwrap();
+    let hours = proof::progress(&spec, &records).unwrap();
+    let total_hours = records.len() as f64 * 1000.0 / 3600.0;
+    assert_eq!(hours.len(), total_hours.ceil() as usize);
+    assert_eq!(hours.iter().map(|h| h.settled + h.expanded).sum::<usize>(), records.len());
+    let nodes: u64 = records.iter().map(|r| r.cost().0).sum();
+    assert_eq!(hours.iter().map(|h| h.nodes).sum::<u64>(), nodes);
+    assert!(hours.windows(2).all(|w| w[0].task_hours < w[1].task_hours));
+    assert!((hours.last().unwrap().task_hours - total_hours).abs() < 1e-9);
+    // The first hour leaves the proof open; the last closes it.
+    assert!(hours[0].open_leaves > 0 && hours[0].proof_number > 0);
+    let last = hours.last().unwrap();
+    assert_eq!((last.open_leaves, last.proof_number), (0, 0));
+    assert!(proof::progress(&spec, &[]).unwrap().is_empty());
+}

@@ -213,10 +213,43 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
 fn status(args: &StatusArgs) -> anyhow::Result<String> {
     let tree = load(&args.dir)?;
     let status = tree.status(args.largest);
+    let progress = proof::progress(tree.spec(), &records_of(&args.dir)?)?;
     if args.json {
-        return Ok(format!("{}\n", serde_json::to_string(&status)?));
+        let mut json = serde_json::to_value(&status)?;
+        json["progress"] = serde_json::to_value(&progress)?;
+        return Ok(format!("{json}\n"));
     }
-    Ok(status_text(&status))
+    Ok(status_text(&status) + &progress_text(&progress))
+}
+
+/// Every record of the proof in `dir`, log after log.
+fn records_of(dir: &Path) -> anyhow::Result<Vec<proof::Record>> {
+    let mut records = Vec::new();
+    for path in proof::log::logs_in(dir)? {
+        records.extend(proof::log::read_log(&path)?);
+    }
+    Ok(records)
+}
+
+fn progress_text(progress: &[proof::HourOfWork]) -> String {
+    if progress.is_empty() {
+        return String::new();
+    }
+    let mut text =
+        "growth by hour of task time:\n  hours  settled  expanded  nodes/s   open leaves  root pn/dn\n".to_string();
+    for hour in progress {
+        text += &format!(
+            "  {:>5.2}  {:>7}  {:>8}  {:>6.2} M  {:>11}  {}/{}\n",
+            hour.task_hours,
+            hour.settled,
+            hour.expanded,
+            hour.nodes_per_second / 1e6,
+            hour.open_leaves,
+            number(hour.proof_number),
+            number(hour.disproof_number)
+        );
+    }
+    text
 }
 
 /// A proof or disproof number: "inf" for a node settled the other way.
@@ -276,10 +309,7 @@ fn status_text(status: &Status) -> String {
 fn check(args: &CheckArgs) -> anyhow::Result<String> {
     let tree = load(&args.dir)?;
     let spec = tree.spec().clone();
-    let mut records = Vec::new();
-    for path in proof::log::logs_in(&args.dir)? {
-        records.extend(proof::log::read_log(&path)?);
-    }
+    let records = records_of(&args.dir)?;
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
     });

@@ -61,6 +61,13 @@ fn a_proof_is_grown_checked_and_reported() {
     assert_eq!(status["open_leaves"], 0);
     assert!(status["first_level"].as_array().unwrap().iter().any(|c| c["status"] == "proven"));
     assert!(status["nodes"].as_u64().unwrap() > 0);
+    // A quick proof is less than an hour of task time: one hour of growth, ending proven.
+    let progress = status["progress"].as_array().unwrap();
+    assert_eq!(progress.len(), 1);
+    assert_eq!(
+        (progress[0]["open_leaves"].as_u64(), progress[0]["nodes"].as_u64()),
+        (Some(0), status["nodes"].as_u64())
+    );
 
     let out = proof("check", &dir, &["--sample", "1000", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));

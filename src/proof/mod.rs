@@ -51,6 +51,7 @@
 
 pub mod check;
 pub mod log;
+pub mod progress;
 pub mod run;
 pub mod tree;
 
@@ -66,6 +67,7 @@ use crate::search::SearchError;
 
 pub use check::{CheckReport, Verdict, check};
 pub use log::{Expansion, Record, Settled, SettledBy};
+pub use progress::{HourOfWork, progress};
 pub use run::{RunOptions, RunReport, TaskOutcome, TaskReport, work};
 pub use tree::{NodeStatus, Status, Tree};
 
