@@ -120,15 +120,19 @@ pub fn command(command: &ProofCommand) -> anyhow::Result<String> {
     }
 }
 
+/// The proof in `dir` as a tree, with the records it was built from (its logs, read once).
 /// A proof that cannot be read (no proof.toml, an invalid one) is bad input.
-fn load(dir: &Path) -> anyhow::Result<Tree> {
+fn load(dir: &Path) -> anyhow::Result<(Tree, Vec<proof::Record>)> {
     let spec = Spec::load(dir).map_err(|err| match err {
         ProofError::Invalid { .. } | ProofError::Io { .. } => input_error(err.to_string()),
         err => err.into(),
     })?;
     let mut tree = Tree::new(spec);
-    proof::run::read_logs(dir, &mut tree)?;
-    Ok(tree)
+    let records = proof::run::read_records(dir)?;
+    for record in &records {
+        tree.add(record.clone())?;
+    }
+    Ok((tree, records))
 }
 
 fn new(args: &NewArgs) -> anyhow::Result<String> {
@@ -149,7 +153,7 @@ fn new(args: &NewArgs) -> anyhow::Result<String> {
 }
 
 fn run(args: &RunArgs) -> anyhow::Result<String> {
-    let mut tree = load(&args.dir)?;
+    let (mut tree, _) = load(&args.dir)?;
     let spec = tree.spec().clone();
     if args.task_nodes == Some(0) {
         return Err(input_error("--task-nodes must be at least 1"));
@@ -211,24 +215,15 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
 }
 
 fn status(args: &StatusArgs) -> anyhow::Result<String> {
-    let tree = load(&args.dir)?;
+    let (tree, records) = load(&args.dir)?;
     let status = tree.status(args.largest);
-    let progress = proof::progress(tree.spec(), &records_of(&args.dir)?)?;
+    let progress = proof::progress(tree.spec(), &records)?;
     if args.json {
         let mut json = serde_json::to_value(&status)?;
         json["progress"] = serde_json::to_value(&progress)?;
         return Ok(format!("{json}\n"));
     }
     Ok(status_text(&status) + &progress_text(&progress))
-}
-
-/// Every record of the proof in `dir`, log after log.
-fn records_of(dir: &Path) -> anyhow::Result<Vec<proof::Record>> {
-    let mut records = Vec::new();
-    for path in proof::log::logs_in(dir)? {
-        records.extend(proof::log::read_log(&path)?);
-    }
-    Ok(records)
 }
 
 fn progress_text(progress: &[proof::HourOfWork]) -> String {
@@ -307,9 +302,8 @@ fn status_text(status: &Status) -> String {
 }
 
 fn check(args: &CheckArgs) -> anyhow::Result<String> {
-    let tree = load(&args.dir)?;
+    let (tree, records) = load(&args.dir)?;
     let spec = tree.spec().clone();
-    let records = records_of(&args.dir)?;
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
     });
@@ -376,7 +370,7 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
 }
 
 fn merge(args: &MergeArgs) -> anyhow::Result<String> {
-    let tree = load(&args.dir)?;
+    let (tree, _) = load(&args.dir)?;
     let (records, logs) = proof::log::merge(&args.dir)?;
     let mut merged = Tree::new(tree.spec().clone());
     for record in records.lines() {

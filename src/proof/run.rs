@@ -163,12 +163,19 @@ impl OtherRuns {
     }
 }
 
+/// Every record of the proof in `dir`, log after log.
+pub fn read_records(dir: &Path) -> Result<Vec<Record>, ProofError> {
+    let mut records = Vec::new();
+    for path in logs_in(dir)? {
+        records.extend(super::log::read_log(&path)?);
+    }
+    Ok(records)
+}
+
 /// Reads every log of the proof in `dir` into `tree`.
 pub fn read_logs(dir: &Path, tree: &mut Tree) -> Result<(), ProofError> {
-    for path in logs_in(dir)? {
-        for record in super::log::read_log(&path)? {
-            tree.add(record)?;
-        }
+    for record in read_records(dir)? {
+        tree.add(record)?;
     }
     Ok(())
 }
