@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Grows one proof for a while on this machine, the way a session with spare cores does: builds
+# the binary, builds the proof's database when it is missing (its rules and board from
+# proof.toml, up to MAX_SEEDS seeds: 32 for 6 houses takes about 11 minutes and 17.5 GB of
+# memory on 2 cores, and then 11.5 GB in memory), then runs `kalah proof run` at low priority
+# (nice 10) for SECONDS with a transposition table of TABLE_MB, and prints the proof's status.
+# The log is synced a record at a time: stop the run early with `kill -TERM` (it loses only its
+# task in flight), and commit PROOF_DIR's logs afterwards.
+#   scripts/proof-session.sh PROOF_DIR SECONDS [MAX_SEEDS (32)] [TABLE_MB (4096)]
+set -euo pipefail
+usage="usage: proof-session.sh PROOF_DIR SECONDS [MAX_SEEDS] [TABLE_MB]"
+dir=${1:?$usage}
+seconds=${2:?$usage}
+max_seeds=${3:-32}
+table_mb=${4:-4096}
+[[ -f "$dir/proof.toml" ]] || { echo "$dir/proof.toml: no such proof (kalah proof new writes one)" >&2; exit 2; }
+rules=$(sed -n 's/^rules = "\(.*\)"$/\1/p' "$dir/proof.toml")
+root=$(sed -n 's/^root = "\(.*\)"$/\1/p' "$dir/proof.toml")
+# The root is 2m+2 bin counts and the side to move.
+houses=$(( ($(wc -w <<<"$root") - 3) / 2 ))
+cargo build --release -q -p solver-cli
+kalah=target/release/kalah
+# A build over a complete database would read every layer only to find it done: ask first.
+built=$("$kalah" info --houses "$houses" --rules "$rules" --json 2>/dev/null | grep -o '"max_seeds":[0-9]*' | cut -d: -f2 || true)
+if (( ${built:-0} < max_seeds )); then
+    "$kalah" build --houses "$houses" --max-seeds "$max_seeds" --rules "$rules"
+fi
+nice -n 10 "$kalah" proof run "$dir" --threads "$(nproc)" --table-mb "$table_mb" --time-limit "$seconds"
+"$kalah" proof status "$dir"
