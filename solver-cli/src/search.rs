@@ -51,7 +51,12 @@ impl SearchArgs {
 
     /// The engine's setup these options ask for.
     pub fn setup(&self) -> engine::Setup {
-        let databases = Databases { root: self.db.db.clone(), enabled: !self.no_db, layout: self.db.db_layout };
+        let databases = Databases {
+            root: self.db.db.clone(),
+            enabled: !self.no_db,
+            layout: self.db.db_layout,
+            keep_free_bytes: engine::keep_free_bytes(self.table_mb),
+        };
         let threads = self.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         engine::Setup { databases, table_mb: self.table_mb, threads }
     }
@@ -134,6 +139,14 @@ impl Preparation for Shown {
 
     fn not_built(&self, dir: &std::path::Path, why: &DbError) {
         eprintln!("warning: no database built in {} ({why}); searching without it", dir.display());
+    }
+
+    fn limited(&self, dir: &std::path::Path, max_seeds: usize, all_seeds: usize, available: u64) {
+        eprintln!(
+            "warning: using {} up to {max_seeds} seeds, not {all_seeds}: the layers above do not fit in the {:.1} GB of memory available beside the search (exact all the same, only slower)",
+            dir.display(),
+            available as f64 / 1e9
+        );
     }
 
     fn loading(&self, _dir: &std::path::Path) {

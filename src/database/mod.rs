@@ -393,6 +393,23 @@ impl Database {
         self
     }
 
+    /// The most seeds on the board whose layers fit in `available` bytes of memory more, in the
+    /// database's layout (layers read already take no more); `None` when not even the first does.
+    pub fn seeds_fitting(&self, available: u64) -> Option<usize> {
+        let mut needed = 0u64;
+        let mut fitting = None;
+        for (seeds, file) in self.layers.iter().enumerate() {
+            if file.values.get().is_none() {
+                needed = needed.saturating_add(self.layout.memory_estimate(file.header.entries));
+            }
+            if needed > available {
+                break;
+            }
+            fitting = Some(seeds);
+        }
+        fitting
+    }
+
     /// The same database holding its layers in `layout` (`Auto` resolved for its size) once they
     /// are read (those read already stay as they are).
     pub fn with_layout(mut self, layout: Layout) -> Database {

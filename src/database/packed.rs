@@ -119,6 +119,15 @@ impl PackedLayer {
         (self.lines.bytes().len() + 4 * self.escapes.len() + 8 * self.group_starts.len()) as u64
     }
 
+    /// What a layer of `positions` positions will take packed, from above: its lines, escapes for
+    /// one position in 40 (1.3% at most measured, on 6-house layers up to 32 seeds) and 64 more
+    /// (the few positions of a small layer spread wider), and the escape groups' starts.
+    pub fn memory_estimate(positions: u64) -> u64 {
+        let lines = positions.div_ceil(LINE_POSITIONS as u64) * LINE_BYTES as u64;
+        let escapes = positions.div_ceil(40) + 64;
+        lines + 4 * escapes + 8 * (positions.div_ceil(GROUP_POSITIONS as u64) + 1)
+    }
+
     /// Escaped positions.
     pub fn escapes(&self) -> usize {
         self.escapes.len()

@@ -32,6 +32,15 @@ impl Layout {
             chosen => chosen,
         }
     }
+
+    /// What a layer of `positions` positions will take in memory in this layout (resolved as
+    /// [`Layout::for_positions`] would for a database of that size when `Auto`), from above.
+    pub fn memory_estimate(self, positions: u64) -> u64 {
+        match self.for_positions(positions) {
+            Layout::Packed => PackedLayer::memory_estimate(positions),
+            _ => positions,
+        }
+    }
 }
 
 impl std::str::FromStr for Layout {

@@ -26,6 +26,9 @@ pub struct Databases {
     pub enabled: bool,
     /// How their layers are held in memory.
     pub layout: Layout,
+    /// Memory to leave beside a database for the search's table and the rest of the program:
+    /// a database is used up to the layers that fit in what the system has available less this.
+    pub keep_free_bytes: u64,
 }
 
 /// How a front end's searches are set up: the databases, the table asked for, the threads.
@@ -75,6 +78,9 @@ pub trait Preparation: Progress {
     fn building(&self, _dir: &Path, _houses: usize, _max_seeds: usize) {}
     /// The database for `dir` could not be built (`why`); the search goes on without it.
     fn not_built(&self, _dir: &Path, _why: &DbError) {}
+    /// The database in `dir` is used up to `max_seeds` of its `all_seeds` only: the layers above
+    /// need more than the `available` bytes of memory the system has less what the search keeps.
+    fn limited(&self, _dir: &Path, _max_seeds: usize, _all_seeds: usize, _available: u64) {}
     /// The database in `dir` is being read whole.
     fn loading(&self, _dir: &Path) {}
     /// It has been read.
@@ -108,7 +114,12 @@ pub fn database_for(
     report: &impl Preparation,
 ) -> Result<Option<Database>, DbError> {
     let houses = position.houses();
-    let load = |db: Database| if when == Load::Now { read_whole(db, report) } else { Ok(db) };
+    let load = |db: Database| -> Result<Option<Database>, DbError> {
+        let Some(db) = fit_in_memory(db, crate::memory::available_bytes(), databases.keep_free_bytes, report) else {
+            return Ok(None);
+        };
+        if when == Load::Now { read_whole(db, report).map(Some) } else { Ok(Some(db)) }
+    };
     let open = || Database::open(&databases.root, rules, houses).map(|db| db.with_layout(databases.layout));
     if !databases.enabled {
         return Ok(None);
@@ -117,7 +128,7 @@ pub fn database_for(
     match open() {
         // Under cycles a small database is extended below to cover the position: the search
         // through repetitions keeps no line-dependent result, so it pays to avoid it.
-        Ok(db) if !rules.has_cycles() || db.max_seeds() >= needed => return Ok(Some(load(db)?)),
+        Ok(db) if !rules.has_cycles() || db.max_seeds() >= needed => return load(db),
         // None there, or none readable: a database is built below when it pays.
         Ok(_) | Err(DbError::NoDatabase { .. } | DbError::Io { .. }) => {}
         Err(err) => return Err(err),
@@ -131,7 +142,7 @@ pub fn database_for(
         // seconds (3e7 positions in the top layer: Kalah(4,4)); otherwise search above the
         // database there is.
         if configurations > 3e7 {
-            return open().ok().map(load).transpose();
+            return open().ok().map_or(Ok(None), load);
         }
         needed
     } else {
@@ -150,7 +161,7 @@ pub fn database_for(
         cyclic: Default::default(),
     };
     match build::build(&databases.root, rules, houses, &options, report) {
-        Ok(_) => Ok(Some(load(open()?)?)),
+        Ok(_) => load(open()?),
         // A place the database cannot be written (or is being built by another run) costs
         // time, never the answer: the search does without.
         Err(err @ (DbError::Io { .. } | DbError::Locked(_))) => {
@@ -159,6 +170,34 @@ pub fn database_for(
         }
         Err(err) => Err(err),
     }
+}
+
+/// Memory a search keeps beside its database: its table (`table_mb`, or the largest one a search
+/// sizes for itself) and half a GiB for the rest of the program.
+pub fn keep_free_bytes(table_mb: Option<usize>) -> u64 {
+    let table = table_mb.map_or_else(|| SearchOptions::table_bytes_for(u32::from(u8::MAX), 0), |mib| mib << 20);
+    table as u64 + (512 << 20)
+}
+
+/// `db` up to the layers that fit in the `available` memory (none known: all of it) less
+/// `keep_free`; `None` when not even its first layer does. A database read beside another big
+/// process (a proof run holding the same database) must not drive the system out of memory, where
+/// the kernel kills the biggest process, often the other one; with fewer layers the search is as
+/// exact, only slower.
+pub fn fit_in_memory(
+    db: Database,
+    available: Option<u64>,
+    keep_free: u64,
+    report: &impl Preparation,
+) -> Option<Database> {
+    let Some(available) = available else { return Some(db) };
+    let budget = available.saturating_sub(keep_free);
+    let seeds = db.seeds_fitting(budget)?;
+    if seeds < db.max_seeds() {
+        report.limited(db.dir(), seeds, db.max_seeds(), budget);
+        return Some(db.limited_to(seeds));
+    }
+    Some(db)
 }
 
 /// Reads every layer of `db` (checksums checked) so that a search never waits for a
@@ -210,7 +249,7 @@ mod tests {
     use crate::rules::Direction;
 
     fn databases(root: &Path, enabled: bool) -> Databases {
-        Databases { root: root.to_path_buf(), enabled, layout: Layout::Auto }
+        Databases { root: root.to_path_buf(), enabled, layout: Layout::Auto, keep_free_bytes: 0 }
     }
 
     #[test]
@@ -243,6 +282,63 @@ mod tests {
         assert!(none.is_none(), "no database, no error");
     }
 
+    /// Records what `limited` was told.
+    #[derive(Default)]
+    struct Limits(std::sync::Mutex<Vec<(usize, usize, u64)>>);
+
+    impl Progress for Limits {}
+    impl Preparation for Limits {
+        fn limited(&self, _dir: &Path, max_seeds: usize, all_seeds: usize, available: u64) {
+            self.0.lock().unwrap().push((max_seeds, all_seeds, available));
+        }
+    }
+
+    #[test]
+    fn a_database_is_used_up_to_the_layers_that_fit_in_the_memory_available() {
+        let root = tempfile::tempdir().unwrap();
+        let rules = Rules { direction: Direction::Cw, ..Rules::STANDARD };
+        let start = Position::start(2, 2).unwrap();
+        let open = || database_for(&databases(root.path(), true), &rules, &start, Load::WhenProbed, &Quietly);
+        let db = open().unwrap().expect("a covering database is built");
+        let layout = db.layout();
+        // What layers 0..=s will take once read.
+        let needs: Vec<u64> = db
+            .layer_info()
+            .iter()
+            .scan(0, |sum, layer| {
+                *sum += layout.memory_estimate(layer.entries);
+                Some(*sum)
+            })
+            .collect();
+        assert_eq!(needs.len(), 9);
+        assert!(needs[4] < needs[5] && needs[5] < needs[8], "{needs:?}");
+        let keep = 1000;
+        let limits = Limits::default();
+        let fit = |available: Option<u64>| fit_in_memory(open().unwrap().unwrap(), available, keep, &limits);
+        assert_eq!(fit(None).map(|db| db.max_seeds()), Some(8), "memory unknown: all of it");
+        assert_eq!(fit(Some(needs[8] + keep)).map(|db| db.max_seeds()), Some(8));
+        assert!(limits.0.lock().unwrap().is_empty(), "nothing limited yet");
+        assert_eq!(fit(Some(needs[5] + keep)).map(|db| db.max_seeds()), Some(5));
+        assert_eq!(fit(Some(needs[5] + keep - 1)).map(|db| db.max_seeds()), Some(4));
+        assert_eq!(*limits.0.lock().unwrap(), [(5, 8, needs[5]), (4, 8, needs[5] - 1)]);
+        // Layers read already take no more memory.
+        let db = open().unwrap().unwrap();
+        db.verify_checksums().unwrap();
+        assert_eq!(db.seeds_fitting(0), Some(8));
+        // Packed, the estimate is an upper bound.
+        let packed = open().unwrap().unwrap().with_layout(Layout::Packed);
+        packed.verify_checksums().unwrap();
+        for layer in packed.layer_info() {
+            let estimate = Layout::Packed.memory_estimate(layer.entries);
+            assert!(
+                layer.memory_bytes.unwrap() <= estimate,
+                "layer {}: {:?} > {estimate}",
+                layer.seeds,
+                layer.memory_bytes
+            );
+        }
+    }
+
     #[test]
     fn tables_are_the_size_asked_for_or_sized_to_the_search() {
         let start = Position::start(6, 4).unwrap();
@@ -251,6 +347,8 @@ mod tests {
         assert_eq!(table_bytes(None, &start, None), SearchOptions::table_bytes_for(48, 0));
         assert_eq!(default_database_seeds(6), Some(24));
         assert_eq!(default_database_seeds(4), None);
+        assert_eq!(keep_free_bytes(Some(4096)), (4096 + 512) << 20);
+        assert_eq!(keep_free_bytes(None), (1024 + 512) << 20, "the largest table a search sizes itself");
     }
 
     #[test]

@@ -233,7 +233,12 @@ mod tests {
 
     /// One thread, a 1 MiB table, no database.
     fn without_database(dir: &Path) -> Setup {
-        let databases = Databases { root: dir.join("db"), enabled: false, layout: crate::database::Layout::Auto };
+        let databases = Databases {
+            root: dir.join("db"),
+            enabled: false,
+            layout: crate::database::Layout::Auto,
+            keep_free_bytes: 0,
+        };
         Setup { databases, table_mb: Some(1), threads: 1 }
     }
 
