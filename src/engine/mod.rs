@@ -1,8 +1,8 @@
 //! How every front end (solve, query, table, jobs, proofs, the service) sets up a search: which
 //! endgame database serves a rule set and board (the one there is, or the default one, built once
-//! when a big board needs it), when it is read, and how big the transposition table is; and the
-//! one analysis of a position they all report. [`kept`] holds what a long-running service keeps
-//! between requests.
+//! when a big board needs it), how much of it fits in memory, when it is read, and how big the
+//! transposition table is; and the one analysis of a position they all report. [`kept`] holds
+//! what a long-running service keeps between requests.
 
 pub mod book;
 pub mod kept;
