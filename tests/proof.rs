@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use kalah::jobs::Shard;
-use kalah::proof::log::{Record, log_path, logs_in, read_log};
-use kalah::proof::run::{Stop, read_logs};
+use kalah::proof::log::{Record, log_path, logs_in};
+use kalah::proof::run::{Stop, read_logs, read_records};
 use kalah::proof::{self, Claim, RunOptions, RunReport, Spec, Tree};
 use kalah::search::{Search, SearchOptions};
 use kalah::{Position, Rules, Solver};
@@ -40,7 +40,7 @@ fn run(dir: &Path, shard: Option<Shard>, max_tasks: Option<usize>) -> RunReport 
 }
 
 fn records(dir: &Path) -> Vec<Record> {
-    logs_in(dir).unwrap().iter().flat_map(|log| read_log(log).unwrap()).collect()
+    read_records(dir).unwrap()
 }
 
 /// Checks the proof in `dir`, searching every leaf again.
