@@ -32,6 +32,9 @@ pub struct RunArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+    /// List every opening even when there are many (text output summarises more than 20).
+    #[arg(long)]
+    all: bool,
 }
 
 #[derive(Args)]
@@ -45,6 +48,9 @@ pub struct MergeArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+    /// List every opening even when there are many (text output summarises more than 20).
+    #[arg(long)]
+    all: bool,
 }
 
 /// A job file that cannot be read or is not a job is bad input.
@@ -90,7 +96,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
             report.unsettled.len(),
             report.seconds
         );
-        text += &results_text(&job, &report.results);
+        text += &results_text(&job, &report.results, args.all);
         text += &format!("results: {} (and .jsonl); log: {}\n", report.results_csv.display(), report.log.display());
         text
     };
@@ -108,10 +114,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
     Ok(text)
 }
 
-/// One line per settled item, its openings below it.
-fn results_text(job: &Job, results: &[ItemResult]) -> String {
+/// One line per settled item, its openings below it: listed, or beyond 20 of them (unless
+/// `all`) summarised as in the CSV, with every one in the JSON lines file.
+fn results_text(job: &Job, results: &[ItemResult], all: bool) -> String {
     let settled = format!("{} of {} items settled", results.len(), job.items.len());
     let mut text = format!("{settled}\n");
+    let rules_width = results.iter().map(|r| r.rules.len()).max().unwrap_or(0);
     for result in results {
         let item = &job.items[result.item - 1];
         let answer = match (item.compute, result.holds, result.value) {
@@ -127,20 +135,28 @@ fn results_text(job: &Job, results: &[ItemResult]) -> String {
             _ => "?".to_string(),
         };
         text += &format!(
-            "  item {:>3}  {:<14} {:<6} {:<12} {answer}",
+            "  item {:>3}  {:<rules_width$} {:<6} {:<12} {answer}",
             result.item, result.rules, result.start, result.compute
         );
+        let summary = result.openings_summary(", ").filter(|_| !all);
         if let Some(pie) = result.pie_value {
-            text += &format!("  best {}; pie rule {}", result.best.join(", "), crate::signed(pie));
+            let best = summary.as_ref().map_or_else(|| result.best.join(", "), |(best, _)| best.clone());
+            text += &format!("  best {best}; pie rule {}", crate::signed(pie));
         }
         text += &format!("  ({} nodes, {:.1} s)\n", result.nodes, result.seconds);
         if item.compute == Compute::Openings {
-            let openings: Vec<String> = result
-                .openings
-                .iter()
-                .map(|o| format!("{} {}", o.moves, o.value.map_or("?".into(), crate::signed)))
-                .collect();
-            text += &format!("      openings: {}\n", openings.join(", "));
+            let openings = match summary {
+                Some((_, summary)) => format!("{summary} (--all lists every one, --json and the .jsonl file too)"),
+                None => {
+                    let openings: Vec<String> = result
+                        .openings
+                        .iter()
+                        .map(|o| format!("{} {}", o.moves, o.value.map_or("?".into(), crate::signed)))
+                        .collect();
+                    openings.join(", ")
+                }
+            };
+            text += &format!("      openings: {openings}\n");
         }
     }
     text
@@ -170,7 +186,7 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<String> {
         for path in &logs {
             text += &format!("  {}\n", path.display());
         }
-        text += &results_text(&job, results);
+        text += &results_text(&job, results, args.all);
         text +=
             &format!("results: {} (and .jsonl); merged log: {}\n", report.results_csv.display(), report.log.display());
         text

@@ -334,6 +334,23 @@ fn many_openings_are_summarised_in_text_and_csv_and_listed_in_json() {
     let row = csv.lines().nth(1).unwrap();
     assert!(row.contains("97 openings by value: +22 x2; +20 x3;"), "{row}");
 
+    // The run's text (all settled now, so it only reports) summarises the same way.
+    let (job, results) = (job.to_str().unwrap(), results.to_str().unwrap());
+    let text = |extra: &[&str]| {
+        let mut args = vec!["run", job, "--results", results, "--no-db", "--threads", "1"];
+        args.extend_from_slice(extra);
+        let output = kalah(&args);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let summary = text(&[]);
+    assert!(summary.contains("openings: 97 openings by value: +22 x2, +20 x3"), "{summary}");
+    assert!(summary.contains("--all lists every one"), "{summary}");
+    assert!(summary.lines().count() < 8 && summary.len() < 2000, "{summary}");
+    let listed = text(&["--all"]);
+    let openings_line = listed.lines().find(|l| l.trim_start().starts_with("openings:")).unwrap();
+    assert_eq!(openings_line.matches(", ").count(), 96, "{openings_line}");
+
     let solved = kalah(&["solve", "4x3", "--rules", "swedish", "--no-db"]);
     let text = String::from_utf8(solved.stdout).unwrap();
     assert!(text.contains("97 openings by value for the first player: +22 x2, +20 x3"), "{text}");

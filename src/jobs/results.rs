@@ -134,26 +134,39 @@ pub fn results(job: &Job, tasks: &[Task], proofs: &Proofs) -> Vec<ItemResult> {
     (0..job.items.len()).filter_map(|i| item_result(job, i, tasks, proofs)).collect()
 }
 
+impl ItemResult {
+    /// Beyond [`OPENINGS_LISTED`] openings (relay and go-again sowing make thousands), what they
+    /// come to, for text and CSV: the first few best openings and the count of openings by
+    /// value, parts joined by `separator`. `None` when the openings are few enough to list.
+    pub fn openings_summary(&self, separator: &str) -> Option<(String, String)> {
+        if self.openings.len() <= OPENINGS_LISTED {
+            return None;
+        }
+        let exact = self.openings.iter().filter_map(|o| o.value);
+        let unsettled = self.openings.iter().filter(|o| o.value.is_none()).count();
+        let mut summary =
+            format!("{} openings by value: {}", self.openings.len(), openings_by_value_text(exact, separator));
+        if unsettled > 0 {
+            summary += &format!("{separator}{unsettled} not settled");
+        }
+        Some((first_few(&self.best, 5), summary))
+    }
+}
+
 /// The CSV form of a result: openings as `move: value` pairs separated by `; `, or, beyond
 /// [`OPENINGS_LISTED`] of them, their count by value (the JSON lines list every one).
 fn csv_row(result: &ItemResult, total: u32) -> Vec<String> {
     let opt = |v: Option<i32>| v.map_or(String::new(), |v| v.to_string());
-    let (openings, best) = if result.openings.len() <= OPENINGS_LISTED {
-        let openings: Vec<String> = result
-            .openings
-            .iter()
-            .map(|o| format!("{}: {}", o.moves, Interval { lower: o.lower, upper: o.upper }.text(total)))
-            .collect();
-        (openings.join("; "), result.best.join("; "))
-    } else {
-        let exact = result.openings.iter().filter_map(|o| o.value);
-        let unsettled = result.openings.iter().filter(|o| o.value.is_none()).count();
-        let mut summary =
-            format!("{} openings by value: {}", result.openings.len(), openings_by_value_text(exact, "; "));
-        if unsettled > 0 {
-            summary += &format!("; {unsettled} not settled");
+    let (openings, best) = match result.openings_summary("; ") {
+        Some((best, summary)) => (summary, best),
+        None => {
+            let openings: Vec<String> = result
+                .openings
+                .iter()
+                .map(|o| format!("{}: {}", o.moves, Interval { lower: o.lower, upper: o.upper }.text(total)))
+                .collect();
+            (openings.join("; "), result.best.join("; "))
         }
-        (summary, first_few(&result.best, 5))
     };
     vec![
         result.job.clone(),
