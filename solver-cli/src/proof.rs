@@ -159,7 +159,7 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
         return Err(input_error("--task-nodes must be at least 1"));
     }
     let db = database_for(&args.search, &spec.rules, &spec.root, Load::Now)?;
-    let mut options = args.search.options(&spec.root, db.as_ref());
+    let mut options = args.search.options(&spec.rules, &spec.root, db.as_ref());
     // The deadline is the run's, not one search's: `work` sets it on every task.
     let deadline = options.deadline.take();
     let mut search = Search::new(spec.rules, db.as_ref(), &options)?;
@@ -310,7 +310,7 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
     let db = if args.sample > 0 { database_for(&args.search, &spec.rules, &spec.root, Load::Now)? } else { None };
     let mut search = match args.sample {
         0 => None,
-        _ => Some(Search::new(spec.rules, db.as_ref(), &args.search.options(&spec.root, db.as_ref()))?),
+        _ => Some(Search::new(spec.rules, db.as_ref(), &args.search.options(&spec.rules, &spec.root, db.as_ref()))?),
     };
     let report = proof::check(&spec, &records, search.as_mut(), args.sample, seed)?;
     let text = if args.json {

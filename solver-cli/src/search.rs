@@ -31,7 +31,8 @@ pub struct SearchArgs {
     #[arg(long)]
     pub no_db: bool,
     /// Transposition table size in MiB [default: sized to the search: 64 MiB at 24 seeds beyond
-    /// the database, twice as much for every 3 seeds more, from 16 MiB to 1 GiB].
+    /// the database (under clockwise sowing, on the board), twice as much for every 3 seeds more,
+    /// from 16 MiB to 1 GiB].
     #[arg(long, value_name = "MIB", value_parser = limits::table_mib)]
     pub table_mb: Option<usize>,
     /// Give up (exit 1, no value) after this many seconds.
@@ -43,10 +44,10 @@ pub struct SearchArgs {
 }
 
 impl SearchArgs {
-    /// The options of a search whose biggest position is `root`, over `database`; the time limit
+    /// The options of a search under `rules` whose biggest position is `root`, over `database`; the time limit
     /// counts from now.
-    pub fn options(&self, root: &Position, database: Option<&Database>) -> SearchOptions {
-        self.setup().options(root, database, self.time_limit.map(|limit| Instant::now() + limit))
+    pub fn options(&self, rules: &Rules, root: &Position, database: Option<&Database>) -> SearchOptions {
+        self.setup().options(rules, root, database, self.time_limit.map(|limit| Instant::now() + limit))
     }
 
     /// The engine's setup these options ask for.
@@ -208,7 +209,7 @@ fn prepare(
     when: Load,
 ) -> anyhow::Result<(SearchOptions, Option<Database>)> {
     let database = database_for(args, rules, position, when)?;
-    Ok((args.options(position, database.as_ref()), database))
+    Ok((args.options(rules, position, database.as_ref()), database))
 }
 
 pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
@@ -524,7 +525,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
         } else {
             None
         };
-        let table_bytes = engine::table_bytes(args.table_mb, &start, db.as_ref());
+        let table_bytes = engine::table_bytes(args.table_mb, &rules, &start, db.as_ref());
         let options = SearchOptions { table_bytes, deadline: None, threads };
         let clock = Instant::now();
         let mut search = Search::new(rules, db.as_ref(), &options)?;

@@ -132,7 +132,7 @@ pub fn solve_grid(
             }
             let clock = Instant::now();
             let deadline = cell_time_limit.map(|limit| clock + limit);
-            let mut search = Search::new(*rules, db.as_ref(), &setup.options(&position, db.as_ref(), deadline))?;
+            let mut search = Search::new(*rules, db.as_ref(), &setup.options(rules, &position, db.as_ref(), deadline))?;
             let (value, status) = match search.value(&position) {
                 Ok(value) => {
                     let status = match &published {

@@ -100,7 +100,7 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
         progress.preparing();
         let db = setup.database(&rules, &biggest, Load::Now, progress).map_err(SearchError::from)?;
         progress.prepared();
-        let mut search = Search::new(rules, db.as_ref(), &setup.options(&biggest, db.as_ref(), None))?;
+        let mut search = Search::new(rules, db.as_ref(), &setup.options(&rules, &biggest, db.as_ref(), None))?;
         if let Some(checkpoints) = checkpoints.as_ref().filter(|c| c.path.exists()) {
             load_checkpoint(&search, &checkpoints.path, &super::table_tag(&rules, biggest.houses()), progress);
         }
