@@ -44,8 +44,8 @@ pub struct SearchArgs {
 }
 
 impl SearchArgs {
-    /// The options of a search under `rules` whose biggest position is `root`, over `database`; the time limit
-    /// counts from now.
+    /// The options of a search under `rules` whose biggest position is `root`, over `database`;
+    /// the time limit counts from now.
     pub fn options(&self, rules: &Rules, root: &Position, database: Option<&Database>) -> SearchOptions {
         self.setup().options(rules, root, database, self.time_limit.map(|limit| Instant::now() + limit))
     }

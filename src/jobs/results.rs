@@ -136,8 +136,9 @@ pub fn results(job: &Job, tasks: &[Task], proofs: &Proofs) -> Vec<ItemResult> {
 
 impl ItemResult {
     /// Beyond [`OPENINGS_LISTED`] openings (relay and go-again sowing make thousands), what they
-    /// come to, for text and CSV: the first few best openings and the count of openings by
-    /// value, parts joined by `separator`. `None` when the openings are few enough to list.
+    /// come to, for text and CSV: the first few best openings, and the count of openings by
+    /// value with its parts joined by `separator`. `None` when the openings are few enough to
+    /// list.
     pub fn openings_summary(&self, separator: &str) -> Option<(String, String)> {
         if self.openings.len() <= OPENINGS_LISTED {
             return None;
