@@ -26,41 +26,44 @@ if (( ${built:-0} < db_seeds )); then
 fi
 echo "machine: $(nproc) cores; clockwise Kalah(6,3) positions with $target seeds on the board, database up to $db_seeds"
 
-# One random game from the start; prints the first position with exactly $target seeds on the
-# board, or nothing when a capture jumps past that count or the game ends first.
+# One random game from the start: sets `position` to the first position with exactly $target
+# seeds on the board, or to nothing when a capture jumps past that count or the game ends first.
+# (It runs in this shell, not in a $(...) subshell, so that RANDOM_SEED fixes every game.)
 random_position() {
-    local position="3 3 3 3 3 3 0 3 3 3 3 3 3 0 S"
+    position="3 3 3 3 3 3 0 3 3 3 3 3 3 0 S"
     while :; do
         local -a bins=($position)
         local side=${bins[14]} first=0 board=0 k
         [[ $side == N ]] && first=7
         for k in 0 1 2 3 4 5 7 8 9 10 11 12; do board=$((board + bins[k])); done
-        (( board == target )) && { echo "$position"; return; }
-        (( board < target )) && return 0
+        (( board == target )) && return 0
+        (( board < target )) && { position=; return 0; }
         local -a legal=()
         for k in 1 2 3 4 5 6; do (( bins[first + k - 1] > 0 )) && legal+=("$k"); done
-        (( ${#legal[@]} > 0 )) || return 0
+        (( ${#legal[@]} > 0 )) || { position=; return 0; }
         local move=${legal[RANDOM % ${#legal[@]}]} json
         json=$("$kalah" replay --start "$position" --rules "$rules" --json "$move")
-        [[ $json == *'"over":false'* ]] || return 0
+        [[ $json == *'"over":false'* ]] || { position=; return 0; }
         position=$(sed 's/.*"position":"\([^"]*\)".*/\1/' <<<"${json%%,\"turns\"*}")
     done
 }
 
+errors=$(mktemp)
+trap 'rm -f "$errors"' EXIT
 found=0
 while (( found < count )); do
-    position=$(random_position)
+    random_position
     [[ -n $position ]] || continue
     found=$((found + 1))
     start=$(date +%s%N)
     if answer=$("$kalah" solve "$position" --rules "$rules" --threads 1 --table-mb 1024 \
-        --time-limit "$limit" --json 2>/tmp/bench-clockwise-gap.err); then
+        --time-limit "$limit" --json 2>"$errors"); then
         # The start's own value is the last key of the object (openings come before it).
         value=$(grep -o '"value":-\?[0-9]*,"wdl"' <<<"$answer" | cut -d: -f2 | cut -d, -f1)
         nodes=$(grep -o '"nodes":[0-9]*' <<<"$answer" | head -1 | cut -d: -f2)
     else
         value=none
-        nodes=$(grep -o '[0-9]* nodes' /tmp/bench-clockwise-gap.err | cut -d' ' -f1)
+        nodes=$(grep -o '[0-9]* nodes' "$errors" | cut -d' ' -f1)
     fi
     tenths=$(( ($(date +%s%N) - start) / 100000000 ))
     printf '%s | value %s | %s nodes | %d.%d s\n' "$position" "$value" "${nodes:-?}" $((tenths / 10)) $((tenths % 10))
