@@ -4,8 +4,9 @@
 # proof.toml, up to MAX_SEEDS seeds: 32 for 6 houses takes about 11 minutes and 17.5 GB of
 # memory on 2 cores, and then 11.5 GB in memory), then runs `kalah proof run` at low priority
 # (nice 10) for SECONDS with a transposition table of TABLE_MB, and prints the proof's status.
-# The log is synced a record at a time: stop the run early with `kill -TERM` (it loses only its
-# task in flight), and commit PROOF_DIR's logs afterwards.
+# The log is synced a record at a time: stop the run early with `kill -TERM` on `kalah proof run`
+# (it stops within moments and keeps a task in flight that has spent half its budget as an
+# expansion), and commit PROOF_DIR's logs afterwards.
 #   scripts/proof-session.sh PROOF_DIR SECONDS [MAX_SEEDS (32)] [TABLE_MB (4096)]
 set -euo pipefail
 usage="usage: proof-session.sh PROOF_DIR SECONDS [MAX_SEEDS] [TABLE_MB]"

@@ -70,6 +70,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
         results: args.results.clone(),
         task_time_limit: args.search.time_limit,
         checkpoint_every: (minutes > 0.0).then(|| Duration::from_secs_f64(minutes * 60.0)),
+        interrupt: Some(crate::interrupt::stop_flag("stopping; the bounds proven so far are logged")),
     };
     let bar = Shown::counting("tasks");
     let report = jobs::run(&job, &setup, &options, &bar);
@@ -81,7 +82,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
             json!({
                 "job": job.name, "shard": args.shard.map(|s| s.to_string()), "items": job.items.len(),
                 "tasks": report.tasks, "solved_now": report.settled_now, "settled_before": report.settled_before,
-                "unfinished": report.unsettled, "seconds": report.seconds, "log": report.log,
+                "unfinished": report.unsettled, "interrupted": report.interrupted, "seconds": report.seconds, "log": report.log,
                 "results_csv": report.results_csv, "results": report.results,
             })
         )
@@ -100,6 +101,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
         text += &format!("results: {} (and .jsonl); log: {}\n", report.results_csv.display(), report.log.display());
         text
     };
+    if report.interrupted {
+        crate::write_stdout(&text)?;
+        anyhow::bail!("interrupted: the proven bounds are in the log, run again to go on");
+    }
     if !report.unsettled.is_empty() {
         crate::write_stdout(&text)?;
         let why = match report.too_deep {

@@ -4,6 +4,7 @@
 //! failures.
 
 mod database;
+mod interrupt;
 mod jobs;
 mod limits;
 mod proof;

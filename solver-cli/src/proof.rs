@@ -168,6 +168,7 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
         deadline,
         max_tasks: args.max_tasks,
         take_over_after: Duration::from_secs(args.take_over_after),
+        interrupt: Some(crate::interrupt::stop_flag("stopping; a task past half its budget is expanded and logged")),
         ..RunOptions::with_task_nodes(args.task_nodes.unwrap_or(spec.task_nodes))
     };
     let clock = Instant::now();

@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod stopping;
+
 fn kalah(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kalah")).args(args).output().expect("the kalah binary runs")
 }
@@ -260,6 +262,26 @@ fn a_task_out_of_time_keeps_its_bounds_and_its_saved_table_for_the_next_run() {
     let output = kalah(&base);
     assert!(output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("warning: not using the saved table"));
+}
+
+/// SIGTERM to `kalah run` stops the task in flight within moments: its table is saved for the
+/// next run, the results are written, and the run exits 1 saying it was interrupted.
+#[test]
+fn a_signal_stops_a_run_with_its_table_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = write_job(dir.path(), "long", "[[item]]\nstart = \"6x6\"\nrules = \"irving\"\n");
+    let results = dir.path().join("results");
+    let (job, results_dir) = (job.to_str().unwrap(), results.to_str().unwrap());
+    let args = ["run", job, "--results", results_dir, "--no-db", "--table-mb", "16", "--threads", "1"];
+    let args = [&args[..], &["--checkpoint-minutes", "60"]].concat();
+    // The results are written once just before the first task's search starts.
+    let csv = results.join("long.csv");
+    let output = stopping::signalled_once_working(&args, &csv, Duration::from_secs(1), "-TERM");
+    assert_eq!(output.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("interrupted: the proven bounds are in the log"), "{err}");
+    assert!(results.join("long.table").exists(), "the table was saved");
+    assert!(!results.join("long.tasks.jsonl.lock").exists(), "the run left its lock behind");
 }
 
 #[test]

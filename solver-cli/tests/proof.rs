@@ -5,6 +5,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod stopping;
+
 fn kalah(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kalah")).args(args).output().expect("the kalah binary runs")
 }
@@ -122,4 +124,28 @@ fn bad_input_is_refused_with_exit_2_and_nothing_written() {
     let damaged = proof("status", &dir, &[]);
     assert_eq!(damaged.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&damaged.stderr).contains("log.jsonl line 1"));
+}
+
+/// SIGTERM or SIGINT to `proof run` stops the task in flight within moments: the run reports
+/// that it was interrupted, exits 0 and leaves no lock or task note behind, and a task stopped
+/// before half its budget logs nothing.
+#[test]
+fn a_signal_stops_a_run_cleanly() {
+    for signal in ["-TERM", "-INT"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("p");
+        let dir_text = dir.to_str().unwrap();
+        // A task on Kalah(6,6) without a database that no budget of this test's length ends.
+        let args = ["proof", "new", dir_text, "--start", "6x6", "--claim", ">= 2", "--task-nodes", "1000000000000"];
+        assert!(kalah(&args).status.success());
+        let note = dir.join("log.jsonl.task");
+        let args = ["proof", "run", dir_text, "--no-db", "--threads", "1", "--table-mb", "16", "--json"];
+        let out = stopping::signalled_once_working(&args, &note, std::time::Duration::ZERO, signal);
+        assert!(out.status.success(), "{signal}: {}", String::from_utf8_lossy(&out.stderr));
+        let report = json_of(&out);
+        assert_eq!((&report["run"]["stop"], &report["run"]["tasks"]), (&Value::from("interrupted"), &Value::from(0)));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("stopping"));
+        assert!(!note.exists() && !dir.join("log.jsonl.lock").exists(), "the run leaves its note and lock behind");
+        assert_eq!(std::fs::read_to_string(dir.join("log.jsonl")).unwrap_or_default(), "");
+    }
 }

@@ -3,6 +3,8 @@
 //! result files rewritten after each task.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{Checkpoints, Compute, Interval, ItemResult, Job, JobError, Log, Proofs, Shard, Task};
@@ -20,6 +22,10 @@ pub struct RunOptions {
     pub task_time_limit: Option<Duration>,
     /// Save the table this often while a task runs (to `NAME.table` beside the log).
     pub checkpoint_every: Option<Duration>,
+    /// Raised from outside (a signal) to stop soon: the task in flight stops within moments,
+    /// keeping the bounds it logged (and its saved table, with checkpoints), and the run ends
+    /// with its results written.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 /// What a run tells its caller as it goes; the database's preparation comes through
@@ -56,6 +62,8 @@ pub struct RunReport {
     pub unsettled: Vec<String>,
     /// Of those, the ones left because the cyclic search's lines grew too long.
     pub too_deep: usize,
+    /// Whether [`RunOptions::interrupt`] stopped the run before its last task.
+    pub interrupted: bool,
     /// Seconds the run took.
     pub seconds: f64,
     /// The run's log.
@@ -91,8 +99,8 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
     let mut results_written = Instant::now();
     progress.pending(pending.len());
 
-    let (mut settled_now, mut unsettled, mut too_deep) = (0, Vec::new(), 0);
-    for group in same_search(job, &tasks, &pending) {
+    let (mut settled_now, mut unsettled, mut too_deep, mut interrupted) = (0, Vec::new(), 0, false);
+    'groups: for group in same_search(job, &tasks, &pending) {
         let first = &tasks[group[0]];
         let rules = job.items[first.item].rules;
         let biggest = group.iter().map(|&t| tasks[t].position).max_by_key(|p| p.seeds_on_board());
@@ -101,6 +109,7 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
         let db = setup.database(&rules, &biggest, Load::Now, progress).map_err(SearchError::from)?;
         progress.prepared();
         let mut search = Search::new(rules, db.as_ref(), &setup.options(&rules, &biggest, db.as_ref(), None))?;
+        search.set_cancel(options.interrupt.clone());
         if let Some(checkpoints) = checkpoints.as_ref().filter(|c| c.path.exists()) {
             load_checkpoint(&search, &checkpoints.path, &super::table_tag(&rules, biggest.houses()), progress);
         }
@@ -112,6 +121,10 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
             if settled(t, log.proofs(), &item_done) {
                 progress.task_done();
                 continue;
+            }
+            if options.interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+                interrupted = true;
+                break 'groups;
             }
             let description = task.describe(job);
             progress.task_started(&description);
@@ -142,6 +155,13 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
                     progress.task_unsettled(&description, &why);
                     unsettled.push(task.key.clone());
                 }
+                Err(JobError::Search(SearchError::Cancelled { .. })) => {
+                    progress.task_unsettled(&description, "interrupted; its proven bounds are logged");
+                    unsettled.push(task.key.clone());
+                    interrupted = true;
+                    progress.task_done();
+                    break 'groups;
+                }
                 Err(JobError::Search(err @ SearchError::LineTooLong { .. })) => {
                     // Like a time limit: the bounds proven so far are logged, other tasks go on.
                     progress.task_unsettled(&description, &format!("not settled: {err}"));
@@ -168,6 +188,7 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
         settled_now,
         unsettled,
         too_deep,
+        interrupted,
         seconds: clock.elapsed().as_secs_f64(),
         log: log_path,
         results_csv: super::with_suffix(&stem, ".csv"),

@@ -99,13 +99,14 @@ pub fn solve_task_with_checkpoints(
         search.set_deadline(stop);
         let result = solve_task(search, task, log, guess);
         let Some(checkpoints) = checkpoints else { return result };
-        if !matches!(result, Err(JobError::Search(SearchError::TimeUp { .. }))) {
+        let interrupted = matches!(result, Err(JobError::Search(SearchError::Cancelled { .. })));
+        if !interrupted && !matches!(result, Err(JobError::Search(SearchError::TimeUp { .. }))) {
             return result;
         }
-        // At a checkpoint or out of time: either way the table is saved, so that the next run
+        // At a checkpoint, out of time or interrupted: the table is saved, so that the next run
         // goes on from it.
         search.table().save(&checkpoints.path, &table_tag(search.rules(), task.position.houses()))?;
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if interrupted || deadline.is_some_and(|d| Instant::now() >= d) {
             return result;
         }
     }

@@ -4,6 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -24,8 +26,14 @@ pub struct RunOptions {
     /// The shard this run is, which names its log (`log.jsonl` without one). Every run takes the
     /// most-proving open leaf no other run is working on.
     pub shard: Option<Shard>,
-    /// Stop (losing the task in flight) once this instant has passed.
+    /// Stop once this instant has passed; the task in flight is kept as [`RunOptions::interrupt`]
+    /// says.
     pub deadline: Option<Instant>,
+    /// Raised from outside (a signal) to stop soon: the task in flight stops within moments and,
+    /// once it has spent at least half of its budget, is expanded as a task out of budget is, so
+    /// that the bounds its table proved settle the children they decide; a task stopped earlier
+    /// is left for the next run. Then the run ends, its log synced and its lock released.
+    pub interrupt: Option<Arc<AtomicBool>>,
     /// Stop after this many tasks.
     pub max_tasks: Option<usize>,
     /// Nodes of each child's estimate when a node is expanded.
@@ -45,6 +53,7 @@ impl RunOptions {
             task_nodes,
             shard: None,
             deadline: None,
+            interrupt: None,
             max_tasks: None,
             estimate_nodes: 1 << 14,
             idle_wait: Duration::from_secs(600),
@@ -96,6 +105,8 @@ pub enum Stop {
     TimeUp,
     /// The task count asked for is done.
     MaxTasks,
+    /// [`RunOptions::interrupt`] was raised.
+    Interrupted,
 }
 
 /// What a run did.
@@ -199,6 +210,7 @@ pub fn work(
     }
     others.poll(tree)?;
     search.set_deadline(options.deadline);
+    search.set_cancel(options.interrupt.clone());
     let clock = Instant::now();
     let mut report = RunReport {
         tasks: 0,
@@ -217,15 +229,15 @@ pub fn work(
         if options.max_tasks.is_some_and(|max| report.tasks >= max) {
             break Stop::MaxTasks;
         }
-        if options.deadline.is_some_and(|d| Instant::now() >= d) {
-            break Stop::TimeUp;
+        if let Some(stop) = stop_asked(options) {
+            break stop;
         }
         let Some(position) = next_or_wait(tree, &mut others, options)? else {
-            break if options.deadline.is_some_and(|d| Instant::now() >= d) { Stop::TimeUp } else { Stop::NoWork };
+            break stop_asked(options).unwrap_or(Stop::NoWork);
         };
         note.set(&position)?;
         let Some(task) = run_task(tree, search, &position, options, &mut log)? else {
-            break Stop::TimeUp;
+            break stop_asked(options).unwrap_or(Stop::TimeUp);
         };
         report.tasks += 1;
         report.nodes += task.nodes;
@@ -237,10 +249,22 @@ pub fn work(
         others.poll(tree)?;
     };
     search.set_deadline(None);
+    search.set_cancel(None);
     search.set_node_limit(None);
     report.seconds = clock.elapsed().as_secs_f64();
     report.proven = tree.proven();
     Ok(report)
+}
+
+/// Why the run must stop now, if it must: interrupted, or out of time.
+fn stop_asked(options: &RunOptions) -> Option<Stop> {
+    if options.interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+        Some(Stop::Interrupted)
+    } else if options.deadline.is_some_and(|d| Instant::now() >= d) {
+        Some(Stop::TimeUp)
+    } else {
+        None
+    }
 }
 
 /// The next task: the most-proving open leaf that no other run is working on. When every open
@@ -254,7 +278,7 @@ fn next_or_wait(tree: &mut Tree, others: &mut OtherRuns, options: &RunOptions) -
         }
         let now = Instant::now();
         let waited_enough = now.duration_since(quiet_since) >= options.idle_wait;
-        if tree.proven().is_some() || waited_enough || options.deadline.is_some_and(|d| now >= d) {
+        if tree.proven().is_some() || waited_enough || stop_asked(options).is_some() {
             return Ok(None);
         }
         std::thread::sleep(Duration::from_millis(500).min(options.idle_wait));
@@ -265,7 +289,8 @@ fn next_or_wait(tree: &mut Tree, others: &mut OtherRuns, options: &RunOptions) -
 }
 
 /// Searches the task at `position` within its budget and logs what it settled or its
-/// expansion; `None` when the deadline stopped it (nothing logged).
+/// expansion; `None` when the deadline or an interrupt stopped it before half of its budget was
+/// spent (nothing logged).
 fn run_task(
     tree: &mut Tree,
     search: &mut Search<'_>,
@@ -302,7 +327,22 @@ fn run_task(
                     None => return Ok(None),
                 }
             }
-            Err(SearchError::TimeUp { .. }) => return Ok(None),
+            Err(SearchError::TimeUp { .. } | SearchError::Cancelled { .. }) => {
+                if search.stats().nodes - nodes_before < options.task_nodes / 2 {
+                    return Ok(None);
+                }
+                // Half a budget or more is kept: expanded like a task out of budget, the
+                // expansion's few estimates searched past the stop.
+                search.set_deadline(None);
+                search.set_cancel(None);
+                let expanded = expand(tree, search, position, options, log, clock, nodes_before);
+                search.set_deadline(options.deadline);
+                search.set_cancel(options.interrupt.clone());
+                match expanded? {
+                    Some(children) => TaskOutcome::Expanded { children },
+                    None => return Ok(None),
+                }
+            }
             Err(err) => return Err(err.into()),
         }
     };
@@ -338,8 +378,8 @@ fn settle(
 }
 
 /// Expands the node at `position` one turn: each child's estimate for the prover, the children
-/// the database answers logged as settled, then the expansion. `None` when the deadline stopped
-/// it (what was logged stays true).
+/// the database answers logged as settled, then the expansion. `None` when the deadline or an
+/// interrupt stopped it (what was logged stays true).
 fn expand(
     tree: &mut Tree,
     search: &mut Search<'_>,
@@ -362,7 +402,7 @@ fn expand(
             if open && !search.in_database(&child) { decided_by_table(search, &child_claim, &child) } else { None };
         let estimate = match search.estimated_value(&child, options.estimate_nodes) {
             Ok(value) => value,
-            Err(SearchError::TimeUp { .. }) => return Ok(None),
+            Err(SearchError::TimeUp { .. } | SearchError::Cancelled { .. }) => return Ok(None),
             Err(err) => return Err(err.into()),
         };
         let settled = match by_table {
@@ -401,4 +441,43 @@ fn append(tree: &mut Tree, log: &mut Appender, record: Record) -> Result<(), Pro
     log.append(&record)?;
     tree.add(record)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proof::Spec;
+    use crate::rules::Rules;
+    use crate::search::SearchOptions;
+
+    /// A task stopped by an interrupt (raised before it starts, so it stops at the first look
+    /// at its flags, after 1,024 nodes) is expanded when that is half its budget or more, and
+    /// leaves nothing in the log when it is less.
+    #[test]
+    fn an_interrupted_task_is_kept_as_an_expansion_only_past_half_its_budget() {
+        for (task_nodes, kept) in [(2_048, true), (1 << 40, false)] {
+            let dir = tempfile::tempdir().unwrap();
+            let root = Position::start(6, 4).unwrap();
+            let spec = Spec::new(Rules::STANDARD, root, ">= 2".parse().unwrap(), task_nodes).unwrap();
+            spec.create(dir.path()).unwrap();
+            let mut tree = Tree::new(spec);
+            let options = SearchOptions { table_bytes: 1 << 22, deadline: None, threads: 1 };
+            let mut search = Search::new(Rules::STANDARD, None, &options).unwrap();
+            let interrupt = Arc::new(AtomicBool::new(true));
+            search.set_cancel(Some(Arc::clone(&interrupt)));
+            let options = RunOptions { interrupt: Some(interrupt), ..RunOptions::with_task_nodes(task_nodes) };
+            let own = log_path(dir.path(), None);
+            let mut log = Appender::open(&own).unwrap();
+            let task = run_task(&mut tree, &mut search, &root, &options, &mut log).unwrap();
+            let logged = super::super::log::read_log(&own).unwrap();
+            if kept {
+                let task = task.expect("a task past half its budget is kept");
+                assert_eq!(task.outcome, TaskOutcome::Expanded { children: 10 });
+                assert!(matches!(logged.last(), Some(Record::Expanded(e)) if e.children.len() == 10));
+            } else {
+                assert!(task.is_none(), "a task stopped early is left for the next run");
+                assert!(logged.is_empty());
+            }
+        }
+    }
 }

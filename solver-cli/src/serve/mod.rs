@@ -314,17 +314,11 @@ fn page(content_type: &'static str, body: &'static str) -> Response {
 
 /// Ctrl-C or SIGTERM: stop accepting, finish the requests in flight.
 async fn shutdown() {
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending().await,
+    match crate::interrupt::StopSignals::listen() {
+        Ok(mut signals) => {
+            signals.next().await;
         }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = terminate => {}
+        Err(_) => std::future::pending().await,
     }
 }
 
