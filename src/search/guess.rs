@@ -54,8 +54,18 @@ const GUESS_MAX_DEPTH: u32 = 64;
 /// Nodes of a zero-window test expected to cut off, with no move in the table (or only the first
 /// guess's hint), at most this many seeds below the test's root and at least [`LEAD_MIN_SEEDS`]
 /// beyond the database, try first the move of an estimate of their own
-/// ([`Search::lead_by_estimate`]): near the root a wrong first try costs millions of nodes.
-const LEAD_BELOW_ROOT: u32 = 8;
+/// ([`Search::lead_by_estimate`]): near the root a wrong first try costs millions of nodes. This
+/// holds for the tests of MTD(f), which reuse the estimates' moves the table keeps from test to
+/// test; a lone test ([`Search::board_value_at_least`], a proof's task) leads by estimate only
+/// [`LONE_TEST_LEAD_BELOW_ROOT`] seeds below its root.
+pub(super) const LEAD_BELOW_ROOT: u32 = 8;
+/// See [`LEAD_BELOW_ROOT`]. Each lead estimate far above the database costs up to 4 M nodes, and a
+/// cold test pays for every one: on the nine empty-capture Kalah(6,6) proof leaves of
+/// `scripts/bench-proof-leaves.sh` (one thread, 24-seed database) 8 seeds below the root took
+/// 1,345 M nodes (most of them estimates: 121.8 M of 127.8 M on one leaf), 2 seeds 452 M; 3 and 4
+/// seeds 86.7 M and 131.2 M on the leaf that needs them most (40.0 M with 2), none over 1 G
+/// (docs/performance-history.md).
+pub(super) const LONE_TEST_LEAD_BELOW_ROOT: u32 = 2;
 /// See [`LEAD_BELOW_ROOT`]: nearer the database the subtrees are too small to pay for an estimate.
 const LEAD_MIN_SEEDS: u32 = 24;
 /// A node's estimate deepens until one iteration searches this many nodes, or all of them four
@@ -245,7 +255,7 @@ impl Search<'_> {
     #[inline]
     pub(super) fn leads_by_estimate(&self, seeds: u32, table_move: u8, hint_work: Option<u8>) -> bool {
         self.database.is_some()
-            && seeds + LEAD_BELOW_ROOT >= self.root_seeds
+            && seeds + self.lead_below_root >= self.root_seeds
             && seeds >= self.database_seeds + LEAD_MIN_SEEDS
             && (table_move == NO_MOVE
                 || hint_work.is_some_and(|work| !hint_is_enough(seeds - self.database_seeds, work)))

@@ -330,6 +330,9 @@ pub struct Search<'db> {
     ply: u32,
     /// Seeds on the board at the root of the current zero-window test.
     root_seeds: u32,
+    /// Nodes at most this many seeds below the root of a test lead by an estimate of their own
+    /// (see `guess::LEAD_BELOW_ROOT`).
+    lead_below_root: u32,
     /// Under rules with cycles: the positions (house keys) on the line being searched, each with
     /// its ply.
     line: HashMap<u128, u32, BuildHasherDefault<KeyHasher>>,
@@ -396,6 +399,7 @@ impl<'db> Search<'db> {
             since_look: 0,
             ply: 0,
             root_seeds: 0,
+            lead_below_root: guess::LEAD_BELOW_ROOT,
             line: HashMap::default(),
             horizon: Horizon { moves: FIRST_HORIZON, pessimistic: true },
             first_horizon: FIRST_HORIZON,
@@ -610,7 +614,10 @@ impl<'db> Search<'db> {
         // Far above the database the estimate leaves its moves in the table for the test, and
         // says which way the test should go, which tells the threads where to split.
         let guess = self.first_guess(&board)?;
-        Ok(self.pass(&board, beta, guess >= beta)? >= beta)
+        self.lead_below_root = guess::LONE_TEST_LEAD_BELOW_ROOT;
+        let result = self.pass(&board, beta, guess >= beta);
+        self.lead_below_root = guess::LEAD_BELOW_ROOT;
+        Ok(result? >= beta)
     }
 
     fn check_houses(&self, position: &Position) -> Result<(), SearchError> {
