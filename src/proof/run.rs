@@ -298,53 +298,10 @@ fn run_task(
     options: &RunOptions,
     log: &mut Appender,
 ) -> Result<Option<TaskReport>, ProofError> {
-    let claim = tree.spec().node_claim(position);
     let clock = Instant::now();
     let nodes_before = search.stats().nodes;
-    let outcome = if let Some(holds) = decided_by_table(search, &claim, position) {
-        settle(tree, log, position, &claim, holds, SettledBy::Table, (0, clock))?;
-        TaskOutcome::Settled { holds }
-    } else if tree.too_big_for_a_task(position) {
-        match expand(tree, search, position, options, log, clock, nodes_before)? {
-            Some(children) => TaskOutcome::Expanded { children },
-            None => return Ok(None),
-        }
-    } else {
-        let (beta, holds_if_at_least) = claim.board_test(position);
-        search.set_node_limit(Some(options.task_nodes));
-        let answer = search.board_value_at_least(position, beta);
-        search.set_node_limit(None);
-        match answer {
-            Ok(at_least) => {
-                let holds = at_least == holds_if_at_least;
-                let by = if search.in_database(position) { SettledBy::Database } else { SettledBy::Search };
-                settle(tree, log, position, &claim, holds, by, (search.stats().nodes - nodes_before, clock))?;
-                TaskOutcome::Settled { holds }
-            }
-            Err(SearchError::NodeLimit { .. }) => {
-                match expand(tree, search, position, options, log, clock, nodes_before)? {
-                    Some(children) => TaskOutcome::Expanded { children },
-                    None => return Ok(None),
-                }
-            }
-            Err(SearchError::TimeUp { .. } | SearchError::Cancelled { .. }) => {
-                if search.stats().nodes - nodes_before < options.task_nodes / 2 {
-                    return Ok(None);
-                }
-                // Half a budget or more is kept: expanded like a task out of budget, the
-                // expansion's few estimates searched past the stop.
-                search.set_deadline(None);
-                search.set_cancel(None);
-                let expanded = expand(tree, search, position, options, log, clock, nodes_before);
-                search.set_deadline(options.deadline);
-                search.set_cancel(options.interrupt.clone());
-                match expanded? {
-                    Some(children) => TaskOutcome::Expanded { children },
-                    None => return Ok(None),
-                }
-            }
-            Err(err) => return Err(err.into()),
-        }
+    let Some(outcome) = task_outcome(tree, search, position, options, log, (nodes_before, clock))? else {
+        return Ok(None);
     };
     Ok(Some(TaskReport {
         position: position.to_string(),
@@ -353,6 +310,56 @@ fn run_task(
         nodes: search.stats().nodes - nodes_before,
         seconds: clock.elapsed().as_secs_f64(),
     }))
+}
+
+/// What the task at `position` did (see [`run_task`]), its work counted from `nodes_before` and
+/// `clock`; `None` when it was stopped with nothing logged.
+fn task_outcome(
+    tree: &mut Tree,
+    search: &mut Search<'_>,
+    position: &Position,
+    options: &RunOptions,
+    log: &mut Appender,
+    (nodes_before, clock): (u64, Instant),
+) -> Result<Option<TaskOutcome>, ProofError> {
+    let claim = tree.spec().node_claim(position);
+    let expanded = |children: Option<usize>| children.map(|children| TaskOutcome::Expanded { children });
+    if let Some(holds) = decided_by_table(search, &claim, position) {
+        settle(tree, log, position, &claim, holds, SettledBy::Table, (0, clock))?;
+        return Ok(Some(TaskOutcome::Settled { holds }));
+    }
+    if tree.too_big_for_a_task(position) {
+        return Ok(expanded(expand(tree, search, position, options, log, clock, nodes_before)?));
+    }
+    let (beta, holds_if_at_least) = claim.board_test(position);
+    search.set_node_limit(Some(options.task_nodes));
+    let answer = search.board_value_at_least(position, beta);
+    search.set_node_limit(None);
+    match answer {
+        Ok(at_least) => {
+            let holds = at_least == holds_if_at_least;
+            let by = if search.in_database(position) { SettledBy::Database } else { SettledBy::Search };
+            settle(tree, log, position, &claim, holds, by, (search.stats().nodes - nodes_before, clock))?;
+            Ok(Some(TaskOutcome::Settled { holds }))
+        }
+        Err(SearchError::NodeLimit { .. }) => {
+            Ok(expanded(expand(tree, search, position, options, log, clock, nodes_before)?))
+        }
+        Err(SearchError::TimeUp { .. } | SearchError::Cancelled { .. }) => {
+            if search.stats().nodes - nodes_before < options.task_nodes / 2 {
+                return Ok(None);
+            }
+            // Half a budget or more is kept: expanded like a task out of budget, the
+            // expansion's few estimates searched past the stop.
+            search.set_deadline(None);
+            search.set_cancel(None);
+            let children = expand(tree, search, position, options, log, clock, nodes_before);
+            search.set_deadline(options.deadline);
+            search.set_cancel(options.interrupt.clone());
+            Ok(expanded(children?))
+        }
+        Err(err) => Err(err.into()),
+    }
 }
 
 /// Logs that `claim` `holds` (or not) at `position`, found `by` what, with its `cost`: nodes
