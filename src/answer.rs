@@ -91,6 +91,8 @@ pub enum Source {
     Search,
     /// The shipped result tables hold it (the opening book).
     Book,
+    /// Checked proofs establish it (the openings map that `kalah proof map` writes).
+    Proof,
 }
 
 impl Source {
@@ -101,6 +103,7 @@ impl Source {
             Source::Database => "database",
             Source::Search => "search",
             Source::Book => "book",
+            Source::Proof => "proof",
         }
     }
 }
@@ -144,6 +147,97 @@ pub struct PositionAnswer {
     pub nodes: u64,
     /// Seconds it took.
     pub seconds: f64,
+}
+
+/// One legal move of a position known by bounds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MoveBounds {
+    /// The house, 1..m from the mover's left.
+    #[serde(rename = "move")]
+    pub house: usize,
+    /// The exact value of the position after it, for the mover, once both bounds meet.
+    pub value: Option<i32>,
+    /// The mover's value after it is at least this.
+    pub lower: i32,
+    /// And at most this.
+    pub upper: i32,
+    /// It is proven to keep the position's value: exact, and equal to it.
+    pub best: bool,
+}
+
+/// A position as far as checked proofs establish it: its value's bounds (exact when they meet)
+/// and every legal move's, with the proofs named. What the front ends report for the 6x6 starts,
+/// which no search answers in a request's time.
+#[derive(Clone, Debug, Serialize)]
+pub struct BoundedAnswer {
+    /// Exact value for the side to move, stores included, once both bounds meet.
+    pub value: Option<i32>,
+    /// The value is at least this.
+    pub lower: i32,
+    /// And at most this.
+    pub upper: i32,
+    /// [`wdl`] where the bounds decide it: a win once the lower bound is above 0, a loss once the
+    /// upper bound is below, a draw when both are 0.
+    pub wdl: Option<&'static str>,
+    /// No move is left (never, for the positions proofs map).
+    pub game_over: bool,
+    /// Every legal move, best first (by lower bound, then upper), then by house.
+    pub moves: Vec<MoveBounds>,
+    /// Where the bounds came from.
+    pub source: Source,
+    /// The proof directories the bounds rest on.
+    pub proofs: Vec<String>,
+    /// Positions searched for this answer (none).
+    pub nodes: u64,
+    /// Seconds it took.
+    pub seconds: f64,
+}
+
+impl BoundedAnswer {
+    /// The answer for bounds `lower..=upper` and `moves` (by house 0..m: lower, upper), from
+    /// `proofs`.
+    pub fn new(lower: i32, upper: i32, moves: &[(usize, i32, i32)], proofs: Vec<String>) -> BoundedAnswer {
+        let value = (lower == upper).then_some(lower);
+        let wdl = match (lower, upper) {
+            (l, _) if l > 0 => Some(wdl(1)),
+            (_, u) if u < 0 => Some(wdl(-1)),
+            (0, 0) => Some(wdl(0)),
+            _ => None,
+        };
+        let mut moves: Vec<MoveBounds> = moves
+            .iter()
+            .map(|&(house, lower, upper)| {
+                let exact = (lower == upper).then_some(lower);
+                MoveBounds { house: house + 1, value: exact, lower, upper, best: exact.is_some() && exact == value }
+            })
+            .collect();
+        moves.sort_by_key(|m| (-m.lower, -m.upper, m.house));
+        BoundedAnswer {
+            value,
+            lower,
+            upper,
+            wdl,
+            game_over: false,
+            moves,
+            source: Source::Proof,
+            proofs,
+            nodes: 0,
+            seconds: 0.0,
+        }
+    }
+
+    /// The value as words: `+4`, `at least +2`, `at most +4`, `between -2 and +4`, or `not known`
+    /// when both bounds are the game's `total` seeds.
+    pub fn text(lower: i32, upper: i32, total: i32) -> String {
+        let signed = |v: i32| if v > 0 { format!("+{v}") } else { v.to_string() };
+        match (lower == upper, lower > -total, upper < total) {
+            (true, _, _) => signed(lower),
+            (false, true, false) => format!("at least {}", signed(lower)),
+            (false, false, true) => format!("at most {}", signed(upper)),
+            (false, true, true) => format!("between {} and {}", signed(lower), signed(upper)),
+            (false, false, false) => "not known".to_string(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -134,7 +134,7 @@ impl Position {
     /// Builds a position from the 2m+2 bin counts in bin order (South's houses, South's store,
     /// North's houses, North's store) and the side to move.
     pub fn from_bins(bins: &[u32], to_move: Side) -> Result<Position, BoardError> {
-        if bins.len() < 4 || bins.len() % 2 != 0 || bins.len() > MAX_BINS {
+        if bins.len() < 4 || !bins.len().is_multiple_of(2) || bins.len() > MAX_BINS {
             return Err(BoardError::BinCount { bins: bins.len() });
         }
         let houses = bins.len() / 2 - 1;

@@ -29,17 +29,26 @@ pub fn parse_complete_lines<T: DeserializeOwned>(
     text: &str,
     first_line: usize,
 ) -> Result<(Vec<T>, usize), CorruptLine> {
+    parse_checked_lines(path, text, first_line, |_: &T| Ok(()))
+}
+
+/// [`parse_complete_lines`], with each record also passed through `check`: a record it refuses
+/// is a [`CorruptLine`] with its message.
+pub fn parse_checked_lines<T: DeserializeOwned>(
+    path: &Path,
+    text: &str,
+    first_line: usize,
+    check: impl Fn(&T) -> Result<(), String>,
+) -> Result<(Vec<T>, usize), CorruptLine> {
     let complete = text.rfind('\n').map_or(0, |at| at + 1);
     let mut records = Vec::new();
     for (i, line) in text[..complete].lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let record = serde_json::from_str(line).map_err(|err| CorruptLine {
-            path: path.to_path_buf(),
-            line: first_line + i,
-            message: err.to_string(),
-        })?;
+        let corrupt = |message: String| CorruptLine { path: path.to_path_buf(), line: first_line + i, message };
+        let record = serde_json::from_str(line).map_err(|err| corrupt(err.to_string()))?;
+        check(&record).map_err(corrupt)?;
         records.push(record);
     }
     Ok((records, complete))

@@ -1,8 +1,9 @@
-//! Advisory locks between processes: a lock file holding its holder's process id, made with
-//! `create_new` and removed when dropped. A lock whose holder is gone (killed) is taken over, so
-//! no one has to clean up after a kill; one whose holder runs is refused with that holder named.
+//! Advisory locks between processes: an operating-system lock on a lock file (`flock` on Linux),
+//! which the kernel releases when its holder exits or is killed, so no one has to clean up after a
+//! kill and no lock is ever mistaken for stale. The file holds its holder's process id, to name it
+//! to a process that is refused, and is removed when the lock is dropped.
 
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions, TryLockError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -10,12 +11,12 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     /// A running process holds it.
-    #[error("{path} is held by process {pid}: another run is working here (delete the file if that process is gone)")]
+    #[error("{path} is held by {}: another run is working here", holder(*.pid))]
     Held {
         /// The lock file.
         path: PathBuf,
-        /// The process holding it, as the file says.
-        pid: u32,
+        /// The process holding it, as the file says (`None` while the holder is still writing it).
+        pid: Option<u32>,
     },
     /// The lock file could not be made, read or removed.
     #[error("{path}: {source}")]
@@ -27,32 +28,41 @@ pub enum LockError {
     },
 }
 
+fn holder(pid: Option<u32>) -> String {
+    pid.map_or_else(|| "another process".to_string(), |pid| format!("process {pid}"))
+}
+
 /// A lock held by this process until dropped.
 #[derive(Debug)]
 pub struct FileLock {
     path: PathBuf,
+    /// Holds the operating system's lock while open.
+    _file: File,
 }
 
 impl FileLock {
     /// Takes the lock file at `path`, or says which live process holds it.
     pub fn acquire(path: PathBuf) -> Result<FileLock, LockError> {
         let io = |source| LockError::Io { path: path.clone(), source };
-        for _ in 0..2 {
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(mut file) => {
-                    file.write_all(std::process::id().to_string().as_bytes()).map_err(io)?;
-                    return Ok(FileLock { path });
+        for _ in 0..8 {
+            let mut file =
+                OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(TryLockError::WouldBlock) => {
+                    let pid = std::fs::read_to_string(&path).ok().and_then(|text| text.trim().parse().ok());
+                    return Err(LockError::Held { path, pid });
                 }
-                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let holder = std::fs::read_to_string(&path).map_err(io)?;
-                    match holder.trim().parse::<u32>() {
-                        Ok(pid) if process_is_alive(pid) => return Err(LockError::Held { path, pid }),
-                        // Left by a run that was killed (or cut short while writing its id).
-                        _ => std::fs::remove_file(&path).map_err(io)?,
-                    }
-                }
-                Err(err) => return Err(io(err)),
+                Err(TryLockError::Error(err)) => return Err(io(err)),
             }
+            // The holder before may have removed the file between our open and our lock: then this
+            // lock is on a file no one else will open. Open the path again.
+            if !still_at(&file, &path) {
+                continue;
+            }
+            file.set_len(0).map_err(io)?;
+            file.write_all(std::process::id().to_string().as_bytes()).map_err(io)?;
+            return Ok(FileLock { path, _file: file });
         }
         Err(io(std::io::Error::other("the lock changed hands while being taken")))
     }
@@ -67,13 +77,24 @@ impl FileLock {
 
 impl Drop for FileLock {
     fn drop(&mut self) {
+        // Removed while still locked; the lock goes with the file handle right after.
         let _ = std::fs::remove_file(&self.path);
     }
 }
 
-/// Whether process `pid` is running (where that cannot be told, it is taken to be).
-fn process_is_alive(pid: u32) -> bool {
-    if cfg!(target_os = "linux") { Path::new("/proc").join(pid.to_string()).exists() } else { true }
+/// Whether `path` still names the open `file`.
+#[cfg(unix)]
+fn still_at(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(open), Ok(named)) => open.dev() == named.dev() && open.ino() == named.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn still_at(_file: &File, path: &Path) -> bool {
+    path.exists()
 }
 
 #[cfg(test)]
@@ -86,14 +107,38 @@ mod tests {
         let log = dir.path().join("log.jsonl");
         let held = FileLock::beside(&log).unwrap();
         let refused = FileLock::beside(&log).unwrap_err();
-        assert!(matches!(refused, LockError::Held { pid, .. } if pid == std::process::id()), "{refused}");
+        assert!(matches!(refused, LockError::Held { pid, .. } if pid == Some(std::process::id())), "{refused}");
         drop(held);
         assert!(!dir.path().join("log.jsonl.lock").exists(), "removed when dropped");
-        // A process id no system gives out: its holder is gone.
+        // A lock file left by a killed run (the kernel released its lock) is taken over.
         std::fs::write(dir.path().join("log.jsonl.lock"), "4294967295").unwrap();
         let taken = FileLock::beside(&log).unwrap();
         let pid = std::fs::read_to_string(dir.path().join("log.jsonl.lock")).unwrap();
         assert_eq!(pid, std::process::id().to_string());
         drop(taken);
+    }
+
+    #[test]
+    fn threads_racing_for_a_lock_never_hold_it_together() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log.jsonl");
+        let (holders, taken) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    for _ in 0..200 {
+                        if let Ok(lock) = FileLock::beside(&log) {
+                            assert_eq!(holders.fetch_add(1, Ordering::SeqCst), 0, "two holders at once");
+                            taken.fetch_add(1, Ordering::SeqCst);
+                            std::thread::yield_now();
+                            holders.fetch_sub(1, Ordering::SeqCst);
+                            drop(lock);
+                        }
+                    }
+                });
+            }
+        });
+        assert!(taken.load(Ordering::SeqCst) > 0);
     }
 }

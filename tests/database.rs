@@ -131,6 +131,24 @@ fn a_corrupt_payload_is_a_typed_error_on_first_use() {
 }
 
 #[test]
+fn a_pipe_or_a_directory_in_place_of_a_layer_is_refused_at_once() {
+    for (name, make) in [("pipe", "mkfifo"), ("directory", "mkdir")] {
+        let (root, path) = damaged_copy(8);
+        fs::remove_file(&path).unwrap();
+        assert!(std::process::Command::new(make).arg(&path).status().unwrap().success(), "{make}");
+        // Reading a pipe would wait for a writer for ever: refused before it is opened.
+        let err = Database::open(root.path(), &Rules::STANDARD, 6).err().unwrap();
+        assert!(matches!(err, DbError::NotAFile { .. }), "{name}: {err}");
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        let first = layer_path(&database_dir(root.path(), &Rules::STANDARD, 6), 0);
+        fs::remove_file(&first).unwrap();
+        assert!(std::process::Command::new(make).arg(&first).status().unwrap().success());
+        let err = Database::open_dir(&database_dir(root.path(), &Rules::STANDARD, 6)).err().unwrap();
+        assert!(matches!(err, DbError::NotAFile { .. }), "{name}: {err}");
+    }
+}
+
+#[test]
 fn a_truncated_file_is_a_typed_error() {
     let (root, path) = damaged_copy(8);
     let bytes = fs::read(&path).unwrap();
@@ -340,4 +358,8 @@ fn values_that_contradict_each_other_are_an_error_not_a_panic() {
     let position = parse_position("1 1 1 1 0 0 0 1 1 1 1 0 0 0 S").unwrap();
     let err = search.principal_variation(&position).unwrap_err();
     assert!(matches!(err, SearchError::Inconsistent { .. }), "{err}");
+    // `kalah query` and the service: a value none of the moves gives is an error, not an answer.
+    let mut search = Search::new(Rules::STANDARD, Some(&db), &options).unwrap();
+    let err = kalah::engine::analyse_position(&mut search, &position).unwrap_err();
+    assert!(matches!(err, SearchError::Inconsistent { .. }) && err.to_string().contains("verify --full"), "{err}");
 }

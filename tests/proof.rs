@@ -289,16 +289,17 @@ fn a_log_is_written_by_one_run_at_a_time() {
     new_proof(dir.path(), Rules::STANDARD, Position::start(4, 4).unwrap(), ">= 2", 2_000);
     let lock = dir.path().join("log.jsonl.lock");
     // A live process (this one) holds the log: the run and the merge are refused.
-    std::fs::write(&lock, std::process::id().to_string()).unwrap();
+    let held = kalah::lock::FileLock::acquire(lock.clone()).unwrap();
     let mut tree = load(dir.path());
     let options = RunOptions::with_task_nodes(2_000);
     let refused = proof::work(dir.path(), &mut tree, &mut search(Rules::STANDARD), &options, |_, _| {});
     assert!(
-        matches!(refused, Err(proof::ProofError::Locked(kalah::lock::LockError::Held { pid, .. })) if pid == std::process::id())
+        matches!(refused, Err(proof::ProofError::Locked(kalah::lock::LockError::Held { pid, .. })) if pid == Some(std::process::id()))
     );
     assert!(matches!(proof::log::merge(dir.path()), Err(proof::ProofError::Locked { .. })));
     assert!(records(dir.path()).is_empty(), "nothing written");
-    // A lock left by a process that is gone is taken over, and released at the end.
+    drop(held);
+    // A lock file left by a process that is gone is taken over, and released at the end.
     std::fs::write(&lock, "4000000000").unwrap();
     assert_eq!(run(dir.path(), None, None).proven, Some(true));
     assert!(!lock.exists());

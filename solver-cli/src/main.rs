@@ -202,10 +202,6 @@ pub(crate) fn write_stdout(text: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn parse_position_arg(text: &str) -> anyhow::Result<Position> {
-    notation::parse_position(text).map_err(|err| input_error(format!("bad position: {}", err.render(text))))
-}
-
 fn parse_start(text: &str) -> anyhow::Result<Position> {
     notation::parse_start(text).map_err(|err| input_error(format!("bad start: {}", err.render(text))))
 }

@@ -12,7 +12,7 @@ use serde_json::json;
 use kalah::engine::Load;
 
 use crate::search::{SearchArgs, database_for};
-use crate::{RulesArgs, input_error, parse_start};
+use crate::{RulesArgs, describe_start, input_error, parse_start};
 
 #[derive(Subcommand)]
 pub enum ProofCommand {
@@ -27,6 +27,11 @@ pub enum ProofCommand {
     Check(CheckArgs),
     /// Join the shards' logs into DIR/log.jsonl (a contradiction is an error).
     Merge(MergeArgs),
+    /// Map what the checked proofs establish about a start and each of its first turns into
+    /// the openings result files (data/results/openings-MxN.jsonl and .csv), which every front
+    /// end serves. A proof counts when its logs decide its claim and a check-*.txt transcript
+    /// beside them checked every leaf.
+    Map(MapArgs),
 }
 
 #[derive(Args)]
@@ -64,6 +69,11 @@ pub struct RunArgs {
     /// seconds: that run was killed.
     #[arg(long, value_name = "S", default_value_t = 300)]
     take_over_after: u64,
+    /// Do not use the leaves other proofs beside this one (same rules, same board) have settled.
+    /// By default every proof in DIR's parent directory is read at the start, and a leaf their
+    /// bounds decide is logged as settled by them (and searched again by `proof check`).
+    #[arg(long)]
+    no_share: bool,
     /// (--time-limit is the whole run's here: the task in flight then is lost, nothing else.)
     #[command(flatten)]
     search: SearchArgs,
@@ -110,6 +120,23 @@ pub struct MergeArgs {
     json: bool,
 }
 
+#[derive(Args)]
+pub struct MapArgs {
+    /// The start: MxN (e.g. 6x6) or a position.
+    start: String,
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// Where the proofs are: every directory with a proof.toml under it.
+    #[arg(long, value_name = "DIR", default_value = "data/proofs")]
+    proofs: PathBuf,
+    /// The result files' stem [default: data/results/openings-MxN for a start MxN].
+    #[arg(long, value_name = "STEM")]
+    out: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
 pub fn command(command: &ProofCommand) -> anyhow::Result<String> {
     match command {
         ProofCommand::New(args) => new(args),
@@ -117,6 +144,7 @@ pub fn command(command: &ProofCommand) -> anyhow::Result<String> {
         ProofCommand::Status(args) => status(args),
         ProofCommand::Check(args) => check(args),
         ProofCommand::Merge(args) => merge(args),
+        ProofCommand::Map(args) => map(args),
     }
 }
 
@@ -132,6 +160,7 @@ fn load(dir: &Path) -> anyhow::Result<(Tree, Vec<proof::Record>)> {
     for record in &records {
         tree.add(record.clone())?;
     }
+    tree.check_root()?;
     Ok((tree, records))
 }
 
@@ -163,7 +192,22 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
     // The deadline is the run's, not one search's: `work` sets it on every task.
     let deadline = options.deadline.take();
     let mut search = Search::new(spec.rules, db.as_ref(), &options)?;
+    let shared = match (args.no_share, args.dir.parent()) {
+        (false, Some(beside)) => {
+            let beside = if beside.as_os_str().is_empty() { Path::new(".") } else { beside };
+            let (shared, skipped) = proof::shared::SharedBounds::from_proofs(beside, &spec, &args.dir);
+            for why in skipped {
+                eprintln!("warning: not shared: {why}");
+            }
+            if !args.json && !shared.is_empty() {
+                eprintln!("sharing {} settled leaves of the proofs beside this one", shared.len());
+            }
+            shared
+        }
+        _ => proof::shared::SharedBounds::none(),
+    };
     let run_options = RunOptions {
+        shared: std::sync::Arc::new(shared),
         shard: args.shard,
         deadline,
         max_tasks: args.max_tasks,
@@ -326,25 +370,8 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
             })
         )
     } else {
-        let mut text = format!(
-            "claim value {} at {} ({} rules): {}\n\
-             {}: {} nodes, {} leaves answered by search or database; {} searched again, {} confirmed (seed {seed})\n",
-            spec.claim,
-            spec.root,
-            spec.rules,
-            if report.passed() {
-                "CHECKED"
-            } else if report.refutation_passed() {
-                "REFUTED, the refutation CHECKED"
-            } else {
-                "NOT CHECKED"
-            },
-            if report.verdict == proof::Verdict::Refuted { "refutation" } else { "proof" },
-            report.proof_nodes,
-            report.proof_leaves,
-            report.sampled,
-            report.confirmed,
-        );
+        let (verdict, size) = report.heading(&spec);
+        let mut text = format!("{verdict}\n{size} (seed {seed})\n");
         for leaf in &report.searched {
             text += &format!(
                 "  {} {}: {} ({} nodes, {:.1} s)\n",
@@ -384,5 +411,76 @@ fn merge(args: &MergeArgs) -> anyhow::Result<String> {
     }
     let mut text = format!("merged {} logs into {}\n", logs.len(), proof::log::log_path(&args.dir, None).display());
     text += &status_text(&status);
+    Ok(text)
+}
+
+fn map(args: &MapArgs) -> anyhow::Result<String> {
+    let rules = args.rules.resolve();
+    let start = parse_start(&args.start)?;
+    let name = format!("{}x{}", start.houses(), start.mover_houses()[0]);
+    let is_named =
+        kalah::board::Position::start(start.houses(), u32::from(start.mover_houses()[0])).ok() == Some(start);
+    let start_name = if is_named { name.clone() } else { start.to_string() };
+    let stem = match (&args.out, is_named) {
+        (Some(stem), _) => stem.clone(),
+        (None, true) => PathBuf::from(format!("data/results/openings-{name}")),
+        (None, false) => return Err(input_error("--out is needed for a start other than MxN".to_string())),
+    };
+    if !args.proofs.is_dir() {
+        return Err(input_error(format!("--proofs {}: not a directory", args.proofs.display())));
+    }
+    let (checked, left_out) = proof::proven::checked_proofs(&args.proofs);
+    let mine: Vec<&proof::proven::CheckedProof> = checked
+        .iter()
+        .filter(|p| p.bounds.first().is_some_and(|b| b.rules.for_values() == rules.for_values()))
+        .collect();
+    let bounds: Vec<proof::proven::ProvenBound> = mine.iter().flat_map(|p| p.bounds.iter().cloned()).collect();
+    let job = format!("openings-{name}");
+    let mut result = proof::map::opening_map(&rules, &start, (&job, 0, &start_name), &bounds, (0, 0.0))
+        .map_err(|err| anyhow::anyhow!("the proofs contradict each other: {err}"))?;
+    // The cost: every proof a bound of the map rests on.
+    let used: std::collections::BTreeSet<&String> = result
+        .openings
+        .iter()
+        .flat_map(|o| o.lower_proofs.iter().chain(&o.upper_proofs))
+        .chain(result.lower_proofs.iter().chain(&result.upper_proofs))
+        .collect();
+    let costs = mine.iter().filter(|p| used.contains(&p.dir));
+    (result.nodes, result.seconds) = costs.fold((0, 0.0), |(n, s), p| (n + p.nodes, s + p.seconds));
+    proof::map::write_map(&stem, result.clone()).map_err(|err| anyhow::anyhow!(err))?;
+    if args.json {
+        let left_out: Vec<_> =
+            left_out.iter().map(|(dir, why)| json!({ "proof": dir.display().to_string(), "why": why })).collect();
+        return Ok(format!(
+            "{}\n",
+            json!({ "map": result, "files": stem.display().to_string(), "not_counted": left_out })
+        ));
+    }
+    let bounds = |lower: i32, upper: i32| kalah::jobs::Interval { lower, upper }.text(start.total_seeds());
+    let proofs = |lower: &[String], upper: &[String]| {
+        let mut names: Vec<&String> = lower.iter().chain(upper).collect();
+        names.sort();
+        names.dedup();
+        names.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", ")
+    };
+    let mut text = format!(
+        "{} ({} rules): {}   {}\n",
+        describe_start(&start),
+        rules,
+        bounds(result.lower, result.upper),
+        proofs(&result.lower_proofs, &result.upper_proofs)
+    );
+    for opening in &result.openings {
+        text += &format!(
+            "  turn {:<8} {:<10} {}\n",
+            opening.moves,
+            bounds(opening.lower, opening.upper),
+            proofs(&opening.lower_proofs, &opening.upper_proofs)
+        );
+    }
+    for (dir, why) in &left_out {
+        text += &format!("not counted: {}: {why}\n", dir.display());
+    }
+    text += &format!("written: {}.jsonl and .csv\n", stem.display());
     Ok(text)
 }

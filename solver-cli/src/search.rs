@@ -8,9 +8,10 @@ use clap::Args;
 use indicatif::ProgressDrawTarget;
 use indicatif::{ProgressBar, ProgressStyle};
 use kalah::Position;
-use kalah::answer::{self, Analysis, Source};
+use kalah::answer::{self, Analysis, BoundedAnswer, PositionAnswer, Source};
 use kalah::database::build::{LayerReport, Progress};
 use kalah::database::{Database, DbError};
+use kalah::engine::book::{OpeningBook, StartMap};
 use kalah::engine::{self, Databases, Load, Preparation};
 use kalah::jobs::RunProgress;
 use kalah::jobs::grid::{self, Cell, CellStatus};
@@ -20,7 +21,7 @@ use serde_json::json;
 
 use crate::database::{Bars, DbArgs};
 use crate::limits;
-use crate::{RulesArgs, describe_start, input_error, parse_position_arg, parse_start, signed};
+use crate::{RulesArgs, describe_start, input_error, parse_start, signed};
 
 /// How a search runs: its database, its memory and its time.
 #[derive(Args, Clone)]
@@ -215,6 +216,10 @@ fn prepare(
 pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
     let rules = args.rules.resolve();
     let start = parse_start(&args.start)?;
+    // A start that proofs map (Kalah(6,6)) is answered from them: no search finishes there.
+    if let Some(map) = OpeningBook::shipped()?.start_map(&rules, &start) {
+        return Ok(map_text(&rules, &start, map, args.json));
+    }
     let (options, db) = prepare(&args.search, &rules, &start, Load::Now)?;
     let clock = Instant::now();
     let mut search = Search::new(rules, db.as_ref(), &options)?;
@@ -272,6 +277,41 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
     Ok(text)
 }
 
+/// `kalah solve`'s report of a start that proofs map, as text or JSON.
+fn map_text(rules: &Rules, start: &Position, map: &StartMap, json: bool) -> String {
+    if json {
+        let mut value = json!({ "rules": rules.to_string(), "start": start, "houses": start.houses() });
+        value.as_object_mut().expect("an object").extend(as_object(map));
+        value["source"] = json!(Source::Proof.name());
+        return format!("{value}\n");
+    }
+    let total = start.total_seeds() as i32;
+    let proofs = |lower: &[String], upper: &[String]| {
+        let mut names: Vec<&str> = lower.iter().chain(upper).map(String::as_str).collect();
+        names.sort_unstable();
+        names.dedup();
+        names.join(", ")
+    };
+    let mover = start.to_move().name();
+    let mut text = format!("{}, rules {rules}\n", describe_start(start));
+    text += &format!(
+        "value {} for {mover}, proven by checked proofs: {}\n",
+        BoundedAnswer::text(map.known.lower, map.known.upper, total),
+        proofs(&map.known.lower_proofs, &map.known.upper_proofs)
+    );
+    text += "openings (value for the first player):\n";
+    for opening in &map.openings {
+        text += &format!(
+            "  {:<12} {:<16} {}\n",
+            opening.moves,
+            BoundedAnswer::text(opening.known.lower, opening.known.upper, total),
+            proofs(&opening.known.lower_proofs, &opening.known.upper_proofs)
+        );
+    }
+    text += "(no search: the proofs are in data/proofs, `kalah proof map` writes what they establish)\n";
+    text
+}
+
 fn solve_text(rules: &Rules, start: &Position, analysis: &Analysis, all: bool) -> String {
     let mover = start.to_move().name();
     let mut text = format!("{}, rules {rules}\n", describe_start(start));
@@ -318,7 +358,8 @@ fn solve_text(rules: &Rules, start: &Position, analysis: &Analysis, all: bool) -
 
 #[derive(Args)]
 pub struct QueryArgs {
-    /// The position: 2m+2 bin counts then S or N, e.g. "0 3 0 1 2 4 5 1 0 2 0 1 1 6 S".
+    /// The position: 2m+2 bin counts then S or N, e.g. "0 3 0 1 2 4 5 1 0 2 0 1 1 6 S", or a
+    /// start MxN, e.g. 6x6.
     position: String,
     #[command(flatten)]
     rules: RulesArgs,
@@ -331,19 +372,41 @@ pub struct QueryArgs {
 
 pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
     let rules = args.rules.resolve();
-    let position = parse_position_arg(&args.position)?;
+    let position = parse_start(&args.position)?;
+    // The same order as the service's: the shipped tables, then what proofs establish, then a search.
+    let book = OpeningBook::shipped()?;
+    if let Some(answer) = book.answer(&rules, &position) {
+        return Ok(position_text(&rules, &position, &answer, None, args.json));
+    }
+    if let Some(answer) = book.bounded_answer(&rules, &position) {
+        return Ok(bounded_text(&rules, &position, &answer, args.json));
+    }
     let (options, db) = prepare(&args.search, &rules, &position, Load::WhenProbed)?;
     let mut search = Search::new(rules, db.as_ref(), &options)?;
     let answer = engine::analyse_position(&mut search, &position)?;
-    if args.json {
+    Ok(position_text(&rules, &position, &answer, Some(search.table().bytes() >> 20), args.json))
+}
+
+/// `kalah query`'s report of an exact answer, as text or JSON (with the table's MiB when a
+/// search made it).
+fn position_text(
+    rules: &Rules,
+    position: &Position,
+    answer: &PositionAnswer,
+    table_mb: Option<usize>,
+    json: bool,
+) -> String {
+    if json {
         let mut value = json!({ "position": position, "rules": rules.to_string(), "to_move": position.to_move() });
-        value.as_object_mut().expect("an object").extend(as_object(&answer));
-        value["table_mb"] = json!(search.table().bytes() >> 20);
-        return Ok(format!("{value}\n"));
+        value.as_object_mut().expect("an object").extend(as_object(answer));
+        if let Some(table_mb) = table_mb {
+            value["table_mb"] = json!(table_mb);
+        }
+        return format!("{value}\n");
     }
     let mover = position.to_move().name();
     let mut text = format!("{position}, rules {rules}\n");
-    text += &kalah::notation::diagram(&position);
+    text += &kalah::notation::diagram(position);
     let how = match answer.source {
         Source::Search => format!("by search: {} nodes, {:.3} s", answer.nodes, answer.seconds),
         source => format!("from the {}", source.name()),
@@ -356,7 +419,32 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
             text += &format!("  {:>2} {:>5}{best}\n", m.house, signed(m.value));
         }
     }
-    Ok(text)
+    text
+}
+
+/// `kalah query`'s report of what proofs establish, as text or JSON.
+fn bounded_text(rules: &Rules, position: &Position, answer: &BoundedAnswer, json: bool) -> String {
+    if json {
+        let mut value = json!({ "position": position, "rules": rules.to_string(), "to_move": position.to_move() });
+        value.as_object_mut().expect("an object").extend(as_object(answer));
+        return format!("{value}\n");
+    }
+    let total = position.total_seeds() as i32;
+    let mover = position.to_move().name();
+    let mut text = format!("{position}, rules {rules}\n");
+    text += &kalah::notation::diagram(position);
+    let wdl = answer.wdl.map_or(String::new(), |wdl| format!(" ({wdl})"));
+    text += &format!(
+        "value {} for {mover}{wdl}, proven by checked proofs: {}\n",
+        BoundedAnswer::text(answer.lower, answer.upper, total),
+        answer.proofs.join(", ")
+    );
+    text += "moves (value for the mover, stores included):\n";
+    for m in &answer.moves {
+        let best = if m.best { "  best" } else { "" };
+        text += &format!("  {:>2} {}{best}\n", m.house, BoundedAnswer::text(m.lower, m.upper, total));
+    }
+    text
 }
 
 /// The fields of a serializable answer, to extend with a front end's own.

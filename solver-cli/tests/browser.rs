@@ -335,15 +335,30 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     browser.wait_for_shown(&after_opening.to_string());
     assert_eq!(browser.move_list(), "S 3 6");
 
-    // A position the server cannot solve within a second still shows its legal moves.
+    // The Kalah(6,6) start from the checked proofs: +4, move 1 proven best, every other move at
+    // most +4, and the explorer with each first turn's bounds.
+    let six_six_start = "6 6 6 6 6 6 0 6 6 6 6 6 6 0 S";
+    browser.navigate(&format!("{}/#rules=standard&start={}", server.url, six_six_start.replace(' ', "+")));
+    browser.wait_for_position(six_six_start);
+    assert!(browser.text("source").contains("proven by checked proofs"), "{}", browser.text("source"));
+    assert_eq!(browser.text("value"), "value +4 for South");
+    assert_eq!(browser.house_values("south"), ["+4", "≤ +4", "≤ +4", "≤ +4", "≤ +4", "≤ +4"]);
+    wait_for("the explorer of the proofs' map", || {
+        browser.text("explorer-summary").contains("proven by checked proofs").then_some(())
+    });
+    let rows = browser.script("return [...document.querySelectorAll('#explorer-rows tr')].map(r => r.textContent)");
+    assert!(rows[1].as_str().unwrap().contains("+4best"), "{rows}");
+
+    // A position the server cannot solve within a second (Kalah(6,6) after South's 2 and North's
+    // 1, past what the proofs map) still shows its legal moves.
     browser.resize(420, 900);
-    let six_six = "6 6 6 6 6 6 0 6 6 6 6 6 6 0 S";
+    let six_six = "7 0 7 7 7 7 1 0 7 7 7 7 7 1 S";
     browser.type_into("#position-text", six_six);
     browser.script("document.querySelector('#load button').click()");
     browser.wait_for_shown(six_six);
     assert_eq!(browser.house_values("south"), vec![""; 6], "no values without a solution");
     let playable = browser.script("return document.querySelectorAll('.house.south.playable').length");
-    assert_eq!(playable, 6);
+    assert_eq!(playable, 5);
     assert!(browser.text("error").contains("time limit"), "{}", browser.text("error"));
     browser.screenshot("analysis-board-phone-unsolved.png");
     browser.resize(1000, 800);

@@ -317,25 +317,34 @@ fn a_second_run_on_one_log_or_one_database_is_refused_naming_the_first() {
     let results = dir.path().join("results");
     std::fs::create_dir_all(&results).unwrap();
     let job = write_job(dir.path(), "held", "[[item]]\nstart = \"3x3\"\n");
-    // This test's own process stands for a run that is still going.
+    // This test's own process, holding the run's lock, stands for a run that is still going.
     let me = std::process::id().to_string();
-    std::fs::write(results.join("held.tasks.jsonl.lock"), &me).unwrap();
+    let held = kalah::lock::FileLock::acquire(results.join("held.tasks.jsonl.lock")).unwrap();
     let output = kalah(&["run", job.to_str().unwrap(), "--results", results.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(err.contains(&format!("held.tasks.jsonl.lock is held by process {me}")), "{err}");
     assert!(!results.join("held.csv").exists(), "nothing written");
+    // Nor may a merge replace the log such a run appends to.
+    std::fs::write(results.join("held.tasks.jsonl"), "").unwrap();
+    let output = kalah(&["merge", job.to_str().unwrap(), "--results", results.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stdout));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains(&format!("held.tasks.jsonl.lock is held by process {me}")), "{err}");
+    assert!(!results.join("held.csv").exists(), "nothing written");
+    drop(held);
 
     let db = dir.path().join("db");
     std::fs::create_dir_all(db.join("3h-standard")).unwrap();
-    std::fs::write(db.join("3h-standard/build.lock"), &me).unwrap();
+    let held = kalah::lock::FileLock::acquire(db.join("3h-standard/build.lock")).unwrap();
     let output = kalah(&["build", "--houses", "3", "--max-seeds", "4", "--db", db.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(err.contains(&format!("build.lock is held by process {me}")), "{err}");
     assert!(!db.join("3h-standard/layer-0.kdb").exists(), "nothing built");
+    drop(held);
 
-    // A lock whose process is gone is taken over.
+    // A lock file left by a killed run (its process gone, the kernel's lock with it) is taken over.
     std::fs::write(db.join("3h-standard/build.lock"), "4294967295").unwrap();
     let output = kalah(&["build", "--houses", "3", "--max-seeds", "4", "--db", db.to_str().unwrap()]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));

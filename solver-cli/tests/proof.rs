@@ -124,6 +124,17 @@ fn bad_input_is_refused_with_exit_2_and_nothing_written() {
     let damaged = proof("status", &dir, &[]);
     assert_eq!(damaged.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&damaged.stderr).contains("log.jsonl line 1"));
+
+    // A root changed under a grown log: the log's records are another proof's.
+    std::fs::remove_file(dir.join("log.jsonl")).unwrap();
+    assert!(proof("run", &dir, &["--max-tasks", "1"]).status.success());
+    let spec = std::fs::read_to_string(dir.join("proof.toml")).unwrap();
+    std::fs::write(dir.join("proof.toml"), spec.replace("4 4 4 4 0 4 4 4 4 0 S", "3 5 4 4 0 4 4 4 4 0 S")).unwrap();
+    for sub in ["status", "run", "check"] {
+        let edited = proof(sub, &dir, &[]);
+        assert_eq!(edited.status.code(), Some(1), "{sub}");
+        assert!(String::from_utf8_lossy(&edited.stderr).contains("none of this root"), "{sub}");
+    }
 }
 
 /// SIGTERM or SIGINT to `proof run` stops the task in flight within moments: the run reports
@@ -148,4 +159,36 @@ fn a_signal_stops_a_run_cleanly() {
         assert!(!note.exists() && !dir.join("log.jsonl.lock").exists(), "the run leaves its note and lock behind");
         assert_eq!(std::fs::read_to_string(dir.join("log.jsonl")).unwrap_or_default(), "");
     }
+}
+
+/// A proof of Kalah(4,4) >= 0 beside a proven >= 2: the leaves the >= 2 proof settled decide
+/// many of its own (a proven >= 2 is a proven >= 0; a refuted <= -2 at the other side's nodes
+/// settles <= 0 there), logged as shared with their source, and the check searches them again.
+#[test]
+fn proofs_beside_each_other_share_their_settled_leaves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (stronger, weaker, alone) = (tmp.path().join("ge-2"), tmp.path().join("ge-0"), tmp.path().join("alone/ge-0"));
+    new_4x4(&stronger, ">= 2");
+    assert_eq!(json_of(&proof("run", &stronger, &["--json"]))["status"]["proven"], true);
+    new_4x4(&weaker, ">= 0");
+    let shared = json_of(&proof("run", &weaker, &["--json"]));
+    assert_eq!(shared["status"]["proven"], true, "{shared}");
+    let log = std::fs::read_to_string(weaker.join("log.jsonl")).unwrap();
+    let from = stronger.display().to_string();
+    let shared_leaves: Vec<Value> = log
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|record| record["by"] == "shared")
+        .collect();
+    assert!(!shared_leaves.is_empty(), "{log}");
+    assert!(shared_leaves.iter().all(|r| r["from"] == from.as_str()), "{log}");
+    let check = proof("check", &weaker, &["--sample", "100000", "--json"]);
+    assert_eq!(json_of(&check)["passed"], true);
+
+    // The same proof with sharing off (and nothing beside it) logs no shared leaf.
+    new_4x4(&alone, ">= 0");
+    let solo = json_of(&proof("run", &alone, &["--json", "--no-share"]));
+    assert_eq!(solo["status"]["proven"], true);
+    assert!(!std::fs::read_to_string(alone.join("log.jsonl")).unwrap().contains("shared"));
+    eprintln!("nodes with sharing {}, without {}", shared["run"]["nodes"], solo["run"]["nodes"]);
 }

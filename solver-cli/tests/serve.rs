@@ -196,26 +196,34 @@ fn bad_requests_are_400_with_a_message_and_the_page_is_served() {
     assert!(offer["rule_sets"].as_array().unwrap().iter().any(|set| set["name"] == "empty-capture"));
 }
 
+/// Kalah(6,6) after South's opening 2: out of any search's reach in a request's time, and not a
+/// position the shipped proofs map under standard rules.
+const AFTER_OPENING_2: &str = "6 0 7 7 7 7 1 7 6 6 6 6 6 0 N";
+
 #[test]
 fn positions_out_of_reach_are_refused_in_time_and_clockwise_ones_searched() {
     let root = tempfile::tempdir().unwrap();
     let server = Server::start(root.path(), &["--time-limit", "0.5"]);
     let client = agent();
     let url = format!("{}/api/v1/position", server.url);
-    // Kalah(6,6) with no database: far beyond half a second.
+    // Kalah(6,6) after South's opening 2 (no proof maps it under standard rules) with no
+    // database: far beyond half a second.
+    let far = kalah::parse_position(AFTER_OPENING_2).unwrap();
     let clock = Instant::now();
-    let (status, body) = get_json(&client, &url, &[("pos", &Position::start(6, 6).unwrap().to_string())]);
+    let (status, body) = get_json(&client, &url, &[("pos", AFTER_OPENING_2)]);
     assert_eq!(status, 503, "{body}");
     assert!(body["error"].as_str().unwrap().contains("time limit"), "{body}");
     assert!(clock.elapsed() < Duration::from_secs(20), "answered after the limit, not hung");
     // Still every legal move with the position it leads to, for the board to show.
     let moves = body["moves"].as_array().unwrap();
     assert_eq!(moves.len(), 6, "{body}");
-    assert_eq!((moves[0]["move"].as_u64(), moves[0]["extra_turn"].as_bool()), (Some(1), Some(true)));
-    assert_eq!(moves[0]["position"], "0 7 7 7 7 7 1 6 6 6 6 6 6 0 S");
+    let mut after = far;
+    after.play(&Rules::STANDARD, 0);
+    assert_eq!((moves[0]["move"].as_u64(), moves[0]["extra_turn"].as_bool()), (Some(1), Some(false)));
+    assert_eq!(moves[0]["position"], after.to_string());
     // The mainline endpoint keeps the same limit.
     let mainline = format!("{}/api/v1/mainline", server.url);
-    let (status, _) = get_json(&client, &mainline, &[("pos", &Position::start(6, 6).unwrap().to_string())]);
+    let (status, _) = get_json(&client, &mainline, &[("pos", AFTER_OPENING_2)]);
     assert_eq!(status, 503);
     // Clockwise sowing: searched with repetitions scored 0 (Kalah(3,3) clockwise is +2).
     let (status, body) = get_json(&client, &url, &[("pos", "3 3 3 0 3 3 3 0 S"), ("rules", "standard direction=cw")]);
@@ -233,8 +241,8 @@ fn requests_are_served_in_parallel() {
     let slow = {
         let (server, slow_done) = (Arc::clone(&server), Arc::clone(&slow_done));
         std::thread::spawn(move || {
-            let start = Position::start(6, 6).unwrap().to_string();
-            let (status, _) = get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", &start)]);
+            let (status, _) =
+                get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", AFTER_OPENING_2)]);
             slow_done.store(true, Ordering::SeqCst);
             status
         })
@@ -311,7 +319,12 @@ fn starts_and_their_first_turns_are_answered_from_the_book_at_once() {
     let (status, body) = get_json(&client, &openings, &[("pos", "4x4")]);
     assert_eq!(status, 404, "{body}");
     let (_, offer) = get_json(&client, &format!("{}/api/v1/rules", server.url), &[]);
-    assert_eq!(offer["openings"].as_array().unwrap().len(), 4, "{offer}");
+    // Kalah(6,4) and (6,5) under both rule sets from the tables, (6,6) from the proofs' map.
+    let starts = offer["openings"].as_array().unwrap();
+    assert_eq!(starts.len(), 6, "{offer}");
+    let mapped: Vec<&Value> = starts.iter().filter(|s| s["source"] == "proof").collect();
+    assert_eq!(mapped.len(), 2, "{offer}");
+    assert!(mapped.iter().any(|s| s["rules"] == "standard" && s["value"] == 4), "{offer}");
 }
 
 #[test]
@@ -368,4 +381,20 @@ fn a_search_in_flight_reports_its_nodes_and_proven_bounds() {
     }
     let (_, after) = get_json(&client, &progress, &[("pos", start)]);
     assert_eq!(after["searching"], false);
+}
+
+#[test]
+fn a_cache_file_that_is_not_a_cache_is_refused_and_kept() {
+    let root = tempfile::tempdir().unwrap();
+    let notes = root.path().join("notes.txt");
+    std::fs::write(&notes, "a user's own notes\n").unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--db", root.path().to_str().unwrap()])
+        .args(["--cache", notes.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("is not an answer cache") && err.contains("refusing to overwrite it"), "{err}");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "a user's own notes\n");
 }

@@ -77,18 +77,30 @@ function store(side, count, column) {
   return node;
 }
 
+// A value as far as it is known: exact (`+4`), or the bounds proofs give (`≤ +4`, `≥ +2`, `?`);
+// a bound of all the game's seeds says nothing.
+function valueText(known) {
+  if (typeof known.value === 'number') return signed(known.value);
+  if (typeof known.lower !== 'number') return '';
+  const total = parsePosition(state.start).bins.reduce((sum, seeds) => sum + seeds, 0);
+  if (known.lower > -total && known.upper < total) return `${signed(known.lower)}..${signed(known.upper)}`;
+  if (known.lower > -total) return `≥ ${signed(known.lower)}`;
+  if (known.upper < total) return `≤ ${signed(known.upper)}`;
+  return '?';
+}
+
 function house(side, number, bin, count, row, column, move) {
   const node = element('button', `house ${side}`);
   node.type = 'button';
   Object.assign(node.dataset, { side, house: String(number), bin: String(bin) });
   node.style.gridRow = String(row);
   node.style.gridColumn = String(column);
-  const known = move && move.value !== undefined;
-  const value = element('span', 'value', known ? signed(move.value) : '');
+  const known = move && (typeof move.value === 'number' || typeof move.lower === 'number');
+  const value = element('span', 'value', known ? valueText(move) : '');
   if (move) {
     if (known) value.classList.add(move.best ? 'best' : move.value === 0 ? 'draw' : 'worse');
     node.classList.add('playable');
-    node.title = `play house ${number}` + (known ? `: value ${signed(move.value)}` : '') +
+    node.title = `play house ${number}` + (known ? `: value ${valueText(move)}` : '') +
       (move.extra_turn ? ', extra turn' : '') + (move.capture ? `, captures ${move.captured}` : '');
     node.addEventListener('click', () => playMove(move));
   } else {
@@ -228,10 +240,11 @@ function parseGameText(text) {
 function showStatus(answer) {
   const mover = answer.to_move === 'north' ? 'North' : 'South';
   $('to-move').textContent = answer.game_over ? 'Game over' : `${mover} to move`;
-  $('value').textContent = `value ${signed(answer.value)} for ${mover}`;
-  $('wdl').textContent = `(${answer.wdl})`;
+  $('value').textContent = `value ${valueText(answer)} for ${mover}`;
+  $('wdl').textContent = answer.wdl ? `(${answer.wdl})` : '';
   const sources = { database: 'from the endgame database', search: 'by exact search', book: 'from the opening book' };
-  $('source').textContent = sources[answer.source] || '';
+  $('source').textContent = answer.source === 'proof' ? `proven by checked proofs: ${answer.proofs.join(', ')}`
+    : sources[answer.source] || '';
 }
 
 function clearStatus() {
@@ -401,7 +414,8 @@ function playMove(move) {
     return;
   }
   const answer = state.answers.get(`${state.rules}|${at}`);
-  const loss = answer && move.value !== undefined ? answer.value - move.value : undefined;
+  const exact = answer && typeof answer.value === 'number' && typeof move.value === 'number';
+  const loss = exact ? answer.value - move.value : undefined;
   cut();
   state.plies.push({ side, move: move.move, before: at, after: move.position, loss });
   state.cursor = state.plies.length;
@@ -412,7 +426,9 @@ function playMove(move) {
 
 // Perfect play's reply: one of the best moves, ties broken at random.
 function replyTo(answer) {
-  const best = answer.moves.filter((move) => move.best);
+  // Where proofs give only bounds, no move may be proven best: the one with the best bounds.
+  const proven = answer.moves.filter((move) => move.best);
+  const best = proven.length ? proven : answer.moves.slice(0, 1);
   const move = best[Math.floor(Math.random() * best.length)];
   const at = position();
   cut();
@@ -463,8 +479,12 @@ async function showExplorer(offer) {
     $('explorer').hidden = true;
     return;
   }
-  $('explorer-summary').textContent = `Value ${signed(table.value)} for South (best: ${table.best.join(', ')}); ` +
-    `under the pie rule ${signed(table.pie_value)} (fairest: ${table.fairest.join(', ')}).`;
+  const proven = table.source === 'proof';
+  $('explorer-summary').textContent = proven
+    ? `Value ${valueText(table)} for South, proven by checked proofs (${[...new Set([...table.lower_proofs,
+      ...table.upper_proofs])].join(', ')}); each first turn as far as they reach.`
+    : `Value ${signed(table.value)} for South (best: ${table.best.join(', ')}); ` +
+      `under the pie rule ${signed(table.pie_value)} (fairest: ${table.fairest.join(', ')}).`;
   $('explorer-rows').replaceChildren(...table.openings.map((opening) => {
     const row = element('tr');
     const play = element('a', 'ply', opening.move);
@@ -480,9 +500,10 @@ async function showExplorer(offer) {
       }
     });
     const marks = [];
-    if (table.best.includes(opening.move)) marks.push('best');
-    if (table.fairest.includes(opening.move)) marks.push('fairest');
-    const value = element('td', 'value-cell', signed(opening.value));
+    if (proven && typeof table.value === 'number' && opening.value === table.value) marks.push('best');
+    if (!proven && table.best.includes(opening.move)) marks.push('best');
+    if (!proven && table.fairest.includes(opening.move)) marks.push('fairest');
+    const value = element('td', 'value-cell', valueText(opening));
     row.append(element('td'), value, element('td', '', marks.join(', ')));
     row.firstChild.append(play);
     return row;

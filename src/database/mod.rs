@@ -43,6 +43,13 @@ pub enum DbError {
         /// The directory looked in.
         dir: PathBuf,
     },
+    /// A layer's path names something other than a regular file (a directory, a pipe, a device),
+    /// which is refused before it is opened: reading a pipe would wait for ever.
+    #[error("{path} is not a regular file: a layer must be one")]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
     /// A layer file the database needs is not there.
     #[error("layer {seeds} is missing: {path} does not exist")]
     MissingLayer {
@@ -195,8 +202,18 @@ struct LayerFile {
 ///
 /// Layers are read, never memory-mapped: a mapped file changed by another process under the map
 /// would be undefined behaviour, a read one is at worst a checksum error.
+/// Refuses a path that exists but is not a regular file (symbolic links are followed); one that
+/// does not exist is left to the open that follows.
+fn regular_file(path: &Path) -> Result<(), DbError> {
+    match std::fs::metadata(path) {
+        Ok(metadata) if !metadata.is_file() => Err(DbError::NotAFile { path: path.to_path_buf() }),
+        _ => Ok(()),
+    }
+}
+
 fn open_layer(path: &Path, rules: &Rules, houses: usize, seeds: usize) -> Result<(Header, File, u64), DbError> {
     let io = |source| DbError::Io { path: path.to_path_buf(), source };
+    regular_file(path)?;
     let mut file = File::open(path).map_err(|err| match err.kind() {
         std::io::ErrorKind::NotFound => DbError::MissingLayer { path: path.to_path_buf(), seeds },
         _ => io(err),
@@ -334,6 +351,7 @@ impl Database {
     /// states them.
     pub fn open_dir(dir: &Path) -> Result<Database, DbError> {
         let path = layer_path(dir, 0);
+        regular_file(&path)?;
         let bytes = std::fs::read(&path).map_err(|source| match source.kind() {
             std::io::ErrorKind::NotFound => DbError::NoDatabase { dir: dir.to_path_buf() },
             _ => DbError::Io { path: path.clone(), source },

@@ -4,12 +4,12 @@
 //! at each position within the first turn (a move's value is the best of the first turns that
 //! begin with it), and each start's opening table with its pie-rule value.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::answer::{PositionAnswer, Source, moves_best_first, wdl};
+use crate::answer::{BoundedAnswer, PositionAnswer, Source, moves_best_first, wdl};
 use crate::board::Position;
 use crate::notation::parse_position;
 use crate::rules::Rules;
@@ -43,13 +43,68 @@ pub struct StartTable {
     pub openings: Vec<BookOpening>,
 }
 
-/// A line of a result file; items other than complete openings tables are skipped.
+/// What checked proofs establish about a start whose openings are not all exact: its bounds and
+/// each first turn's, with the proofs behind each bound (a line of `kalah proof map`'s file).
+#[derive(Clone, Debug, Serialize)]
+pub struct StartMap {
+    /// The rules, as text that parses back.
+    pub rules: String,
+    /// The start position.
+    pub position: String,
+    /// The first player's value as far as it is proven.
+    #[serde(flatten)]
+    pub known: ProvenValue,
+    /// Every first turn.
+    pub openings: Vec<MapOpening>,
+}
+
+/// One first turn of a [`StartMap`].
+#[derive(Clone, Debug, Serialize)]
+pub struct MapOpening {
+    /// The first turn, canonical houses from the mover's left (`3 6`).
+    #[serde(rename = "move")]
+    pub moves: String,
+    /// Its value for the first player as far as it is proven.
+    #[serde(flatten)]
+    pub known: ProvenValue,
+}
+
+/// A value as far as proofs establish it: its bounds, exact once they meet, and the proofs
+/// behind each.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProvenValue {
+    /// The exact value, once its bounds meet.
+    pub value: Option<i32>,
+    /// The value is at least this.
+    pub lower: i32,
+    /// And at most this.
+    pub upper: i32,
+    /// The proofs behind `lower`.
+    pub lower_proofs: Vec<String>,
+    /// The proofs behind `upper`.
+    pub upper_proofs: Vec<String>,
+}
+
+impl ProvenValue {
+    fn new(lower: i32, upper: i32, lower_proofs: &[String], upper_proofs: &[String]) -> ProvenValue {
+        ProvenValue {
+            value: (lower == upper).then_some(lower),
+            lower,
+            upper,
+            lower_proofs: lower_proofs.to_vec(),
+            upper_proofs: upper_proofs.to_vec(),
+        }
+    }
+}
+
+/// A line of a result file; items other than openings tables are skipped.
 #[derive(Deserialize)]
 struct ResultLine {
     rules: String,
     position: String,
     compute: String,
-    value: Option<i32>,
+    #[serde(flatten)]
+    known: ResultBounds,
     #[serde(default)]
     openings: Vec<ResultOpening>,
 }
@@ -58,7 +113,37 @@ struct ResultLine {
 struct ResultOpening {
     #[serde(rename = "move")]
     moves: String,
+    #[serde(flatten)]
+    known: ResultBounds,
+}
+
+/// What a result line says is proven of a value.
+#[derive(Deserialize)]
+struct ResultBounds {
     value: Option<i32>,
+    lower: Option<i32>,
+    upper: Option<i32>,
+    #[serde(default)]
+    lower_proofs: Vec<String>,
+    #[serde(default)]
+    upper_proofs: Vec<String>,
+}
+
+impl ResultBounds {
+    /// Both bounds with what they say, when the line gives both.
+    fn proven(&self) -> Option<ProvenValue> {
+        Some(ProvenValue::new(self.lower?, self.upper?, &self.lower_proofs, &self.upper_proofs))
+    }
+}
+
+/// What proofs establish at a position of a first turn: its bounds, each legal move's (by house
+/// 0..m: lower, upper), and the proofs behind them.
+#[derive(Clone, Debug, Default)]
+struct Bounded {
+    lower: i32,
+    upper: i32,
+    moves: Vec<(usize, i32, i32)>,
+    proofs: BTreeSet<String>,
 }
 
 /// What the book was made from that it could not use.
@@ -77,9 +162,64 @@ pub struct OpeningBook {
     starts: HashMap<(Rules, Position), StartTable>,
     /// Every legal move's value at each position of a first turn, by house 0..m.
     moves: HashMap<(Rules, Position), Vec<(usize, i32)>>,
+    /// What proofs establish at each position of a first turn of a start whose table is not
+    /// complete (the openings map of `kalah proof map`).
+    bounded: HashMap<(Rules, Position), Bounded>,
+    /// The starts those positions belong to.
+    maps: HashMap<(Rules, Position), StartMap>,
 }
 
+/// The positions a first turn passes through, with the house played at each (0..m), from
+/// `start` under `rules`; `Err` when `turn` is not a legal first turn.
+fn turn_path(rules: &Rules, start: &Position, turn: &str) -> Result<Vec<(Position, usize)>, String> {
+    let houses: Vec<usize> = turn
+        .split_whitespace()
+        .map(|house| house.parse::<usize>().map_err(|_| format!("bad opening '{turn}'")))
+        .collect::<Result<_, _>>()?;
+    let mut position = *start;
+    let mut path = Vec::new();
+    for (i, &house) in houses.iter().enumerate() {
+        let legal = house >= 1 && position.legal_moves().any(|h| h == house - 1);
+        if !legal || position.is_over(rules) {
+            return Err(format!("opening '{turn}' is not a legal first turn"));
+        }
+        path.push((position, house - 1));
+        let outcome = position.play(rules, house - 1);
+        if outcome.extra_turn != (i + 1 < houses.len()) {
+            return Err(format!("opening '{turn}' does not end where its turn ends"));
+        }
+    }
+    Ok(path)
+}
+
+/// Refuses a table whose openings leave out a legal move at a position of a first turn.
+fn every_move_covered<T>(start: &str, moves: &HashMap<Position, Vec<T>>) -> Result<(), String> {
+    for (position, listed) in moves {
+        if position.legal_moves().count() != listed.len() {
+            return Err(format!("the openings of {start} leave out moves of {position}"));
+        }
+    }
+    Ok(())
+}
+
+/// The result files shipped with the crate, by name: built in, so that every front end answers
+/// their starts on a fresh clone with no database and no files beside the binary.
+const SHIPPED: [(&str, &str); 3] = [
+    ("data/results/openings-6x4.jsonl", include_str!("../../data/results/openings-6x4.jsonl")),
+    ("data/results/openings-6x5.jsonl", include_str!("../../data/results/openings-6x5.jsonl")),
+    ("data/results/openings-6x6.jsonl", include_str!("../../data/results/openings-6x6.jsonl")),
+];
+
 impl OpeningBook {
+    /// The book of the shipped result files.
+    pub fn shipped() -> Result<OpeningBook, BookError> {
+        let mut book = OpeningBook::default();
+        for (name, text) in SHIPPED {
+            book.add_text(name, text)?;
+        }
+        Ok(book)
+    }
+
     /// The book of every `openings-*.jsonl` under `dir` (none: an empty book).
     pub fn load(dir: &Path) -> Result<OpeningBook, BookError> {
         let mut book = OpeningBook::default();
@@ -120,51 +260,100 @@ impl OpeningBook {
         Ok(())
     }
 
-    /// Adds a complete openings table (one with every opening's exact value).
+    /// Adds an openings table: a complete one (every opening's exact value) to the exact book,
+    /// one with bounds to the bounded part.
     fn add(&mut self, record: &ResultLine) -> Result<(), String> {
-        if record.compute != "openings" || record.value.is_none() {
+        if record.compute != "openings" {
             return Ok(());
         }
         let rules: Rules = record.rules.parse().map_err(|err| format!("{err}"))?;
         let start = parse_position(&record.position).map_err(|err| err.message)?;
-        let mut openings = Vec::new();
-        for opening in &record.openings {
-            let Some(value) = opening.value else { return Ok(()) };
-            openings.push(BookOpening { moves: opening.moves.clone(), value });
+        let exact: Option<Vec<BookOpening>> = record
+            .openings
+            .iter()
+            .map(|o| o.known.value.map(|value| BookOpening { moves: o.moves.clone(), value }))
+            .collect();
+        match exact {
+            Some(openings) if record.known.value.is_some() => self.add_exact(record, rules, start, openings),
+            _ => self.add_bounded(record, rules, start),
         }
+    }
+
+    /// Adds the bounds of an openings table that is not complete: each opening's, and the
+    /// start's; a table without bounds adds nothing.
+    fn add_bounded(&mut self, record: &ResultLine, rules: Rules, start: Position) -> Result<(), String> {
+        let Some(known) = record.known.proven() else { return Ok(()) };
+        let (lower, upper) = (known.lower, known.upper);
+        /// A move's bounds at a position of a first turn: its best continuation's.
+        struct MoveKnown {
+            house: usize,
+            lower: i32,
+            upper: i32,
+            proofs: BTreeSet<String>,
+        }
+        let mut at: HashMap<Position, Vec<MoveKnown>> = HashMap::new();
+        let mut map = StartMap { rules: rules.to_string(), position: start.to_string(), known, openings: Vec::new() };
+        for opening in &record.openings {
+            let Some(known) = opening.known.proven() else { return Ok(()) };
+            let (o_lower, o_upper) = (known.lower, known.upper);
+            let proofs: BTreeSet<String> = known.lower_proofs.iter().chain(&known.upper_proofs).cloned().collect();
+            map.openings.push(MapOpening { moves: opening.moves.clone(), known });
+            for (position, house) in turn_path(&rules, &start, &opening.moves)? {
+                let moves = at.entry(position).or_default();
+                match moves.iter_mut().find(|m| m.house == house) {
+                    Some(known) => {
+                        (known.lower, known.upper) = (known.lower.max(o_lower), known.upper.max(o_upper));
+                        known.proofs.extend(proofs.iter().cloned());
+                    }
+                    None => moves.push(MoveKnown { house, lower: o_lower, upper: o_upper, proofs: proofs.clone() }),
+                }
+            }
+        }
+        every_move_covered(&record.position, &at)?;
+        let rules = rules.for_values();
+        for (position, moves) in at {
+            let mut bounded = Bounded {
+                lower: moves.iter().map(|m| m.lower).max().ok_or("no openings")?,
+                upper: moves.iter().map(|m| m.upper).max().ok_or("no openings")?,
+                moves: moves.iter().map(|m| (m.house, m.lower, m.upper)).collect(),
+                proofs: moves.into_iter().flat_map(|m| m.proofs).collect(),
+            };
+            if position == start {
+                // The start's own proofs may narrow what its openings give.
+                (bounded.lower, bounded.upper) = (bounded.lower.max(lower), bounded.upper.min(upper));
+                if bounded.lower > bounded.upper {
+                    return Err(format!("bounds {lower}..{upper} contradict its openings'"));
+                }
+                bounded.proofs.extend(map.known.lower_proofs.iter().chain(&map.known.upper_proofs).cloned());
+            }
+            self.bounded.insert((rules, position), bounded);
+        }
+        self.maps.insert((rules, start), map);
+        Ok(())
+    }
+
+    /// Adds a complete openings table.
+    fn add_exact(
+        &mut self,
+        record: &ResultLine,
+        rules: Rules,
+        start: Position,
+        openings: Vec<BookOpening>,
+    ) -> Result<(), String> {
         let mut best_after: HashMap<Position, Vec<(usize, i32)>> = HashMap::new();
         for opening in &openings {
-            let mut position = start;
-            let houses: Vec<usize> = opening
-                .moves
-                .split_whitespace()
-                .map(|house| house.parse::<usize>().map_err(|_| format!("bad opening '{}'", opening.moves)))
-                .collect::<Result<_, _>>()?;
-            for (i, &house) in houses.iter().enumerate() {
-                let legal = house >= 1 && position.legal_moves().any(|h| h == house - 1);
-                if !legal || position.is_over(&rules) {
-                    return Err(format!("opening '{}' is not a legal first turn", opening.moves));
-                }
+            for (position, house) in turn_path(&rules, &start, &opening.moves)? {
                 let moves = best_after.entry(position).or_default();
-                match moves.iter_mut().find(|(h, _)| *h == house - 1) {
+                match moves.iter_mut().find(|(h, _)| *h == house) {
                     Some((_, value)) => *value = (*value).max(opening.value),
-                    None => moves.push((house - 1, opening.value)),
-                }
-                let outcome = position.play(&rules, house - 1);
-                if outcome.extra_turn != (i + 1 < houses.len()) {
-                    return Err(format!("opening '{}' does not end where its turn ends", opening.moves));
+                    None => moves.push((house, opening.value)),
                 }
             }
         }
-        // Every position of a first turn must have all its legal moves covered.
-        for (position, moves) in &best_after {
-            if position.legal_moves().count() != moves.len() {
-                return Err(format!("the openings of {} leave out moves of {position}", record.position));
-            }
-        }
+        every_move_covered(&record.position, &best_after)?;
         let value = openings.iter().map(|o| o.value).max().ok_or("no openings")?;
-        if value != record.value.unwrap_or(value) {
-            return Err(format!("value {} is not the best opening's {value}", record.value.unwrap_or(value)));
+        if value != record.known.value.unwrap_or(value) {
+            return Err(format!("value {} is not the best opening's {value}", record.known.value.unwrap_or(value)));
         }
         let pie_value = openings.iter().map(|o| -o.value.abs()).max().ok_or("no openings")?;
         let with =
@@ -194,6 +383,23 @@ impl OpeningBook {
     /// Every start in the book.
     pub fn starts(&self) -> impl Iterator<Item = &StartTable> {
         self.starts.values()
+    }
+
+    /// What checked proofs establish about `start` under `rules`, if the book maps it.
+    pub fn start_map(&self, rules: &Rules, start: &Position) -> Option<&StartMap> {
+        self.maps.get(&(rules.for_values(), *start))
+    }
+
+    /// Every start the book maps by proofs.
+    pub fn start_maps(&self) -> impl Iterator<Item = &StartMap> {
+        self.maps.values()
+    }
+
+    /// What checked proofs establish at `position`, if it is a start of the openings map or lies
+    /// within a first turn of one.
+    pub fn bounded_answer(&self, rules: &Rules, position: &Position) -> Option<BoundedAnswer> {
+        let bounded = self.bounded.get(&(rules.for_values(), *position))?;
+        Some(BoundedAnswer::new(bounded.lower, bounded.upper, &bounded.moves, bounded.proofs.iter().cloned().collect()))
     }
 
     /// The analysis of `position` if it is a start or lies within a first turn of one.
@@ -303,5 +509,22 @@ mod tests {
         assert_eq!(book.start(&empty_capture, &Position::start(6, 5).unwrap()).unwrap().value, 12);
         assert_eq!(book.start(&Rules::STANDARD, &Position::start(6, 4).unwrap()).unwrap().value, 8);
         assert_eq!(book.answer(&empty_capture, &Position::start(6, 4).unwrap()).unwrap().value, 10);
+        // Kalah(6,6) from the proofs' map: standard exact, its moves bounded; the first turns of
+        // empty capture only partly known.
+        let six = Position::start(6, 6).unwrap();
+        assert!(book.start(&Rules::STANDARD, &six).is_none() && book.answer(&Rules::STANDARD, &six).is_none());
+        let standard = book.bounded_answer(&Rules::STANDARD, &six).unwrap();
+        assert_eq!((standard.value, standard.wdl), (Some(4), Some("win")));
+        assert_eq!(standard.moves.iter().map(|m| (m.house, m.best)).collect::<Vec<_>>()[0], (1, true));
+        assert!(standard.moves.iter().all(|m| m.upper == 4));
+        let after_one = {
+            let mut p = six;
+            p.play(&Rules::STANDARD, 0);
+            p
+        };
+        assert_eq!(book.bounded_answer(&Rules::STANDARD, &after_one).unwrap().value, Some(4), "1 then 3");
+        let partly = book.bounded_answer(&empty_capture, &six).unwrap();
+        assert_eq!((partly.value, partly.lower), (None, 2));
+        assert_eq!(OpeningBook::shipped().unwrap().start_maps().count(), 2);
     }
 }

@@ -246,7 +246,13 @@ pub fn analyse_position(search: &mut Search<'_>, position: &Position) -> Result<
         (position.final_margin(&rules), Vec::new(), Source::Rules)
     } else {
         let source = if search.in_database(position) { Source::Database } else { Source::Search };
-        (search.value(position)?, search.move_values(position)?, source)
+        let (value, values) = (search.value(position)?, search.move_values(position)?);
+        // The value is the best move's: where it is not, a database was forged or damaged within
+        // its checksums, and no answer can be given.
+        if values.iter().map(|&(_, v)| v).max() != Some(value) {
+            return Err(SearchError::Inconsistent { position: position.to_string() });
+        }
+        (value, values, source)
     };
     let moves = moves_best_first(&values, value);
     Ok(PositionAnswer {

@@ -234,8 +234,13 @@ impl Job {
     pub fn parse(default_name: &str, text: &str) -> Result<Job, String> {
         let file: JobFile = toml::from_str(text).map_err(|err| err.to_string().trim_end().to_string())?;
         let name = file.name.unwrap_or_else(|| default_name.to_string());
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
-            return Err(format!("job name '{name}' must be letters, digits, '-', '_' or '.' (it names files)"));
+        if name.is_empty()
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            || name.starts_with('.')
+        {
+            return Err(format!(
+                "job name '{name}' must be letters, digits, '-', '_' or '.', not starting with '.' (it names files)"
+            ));
         }
         if file.items.is_empty() {
             return Err("the job has no [[item]]".to_string());

@@ -73,6 +73,29 @@ pub struct Record {
     pub seconds: f64,
 }
 
+impl Record {
+    /// Refuses bounds no game of its task can have: beyond the seeds in play, the wrong way
+    /// round, or an exact value of the wrong parity where values share the seeds' parity. (A
+    /// forged `lower = upper = 100` on a 12-seed game reached the results before.)
+    pub fn possible(&self) -> Result<(), String> {
+        let mut parts = self.task.split('|');
+        let (Some(rules), Some(position)) = (parts.next(), parts.next()) else {
+            return Err(format!("'{}' is not a task key (RULES|POSITION|OPENING)", self.task));
+        };
+        let rules: crate::rules::Rules = rules.parse().map_err(|err| format!("task '{}': {err}", self.task))?;
+        let position = crate::notation::parse_position(position)
+            .map_err(|err| format!("task '{}': {}", self.task, err.message))?;
+        let total = position.total_seeds() as i32;
+        if self.lower > self.upper || self.lower < -total || self.upper > total {
+            return Err(format!("bounds {}..{} are not possible in a game of {total} seeds", self.lower, self.upper));
+        }
+        if self.lower == self.upper && rules.values_share_parity() && (self.lower - total).rem_euclid(2) != 0 {
+            return Err(format!("value {} has not the parity of the {total} seeds", self.lower));
+        }
+        Ok(())
+    }
+}
+
 /// Everything proven about one task, and what it cost.
 #[derive(Clone, Copy, Debug)]
 pub struct Known {
@@ -166,7 +189,7 @@ impl Proofs {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(source) => return Err(JobError::Io { path: path.to_path_buf(), source }),
         };
-        let (records, _) = crate::jsonl::parse_complete_lines::<Record>(path, &text, 1)?;
+        let (records, _) = crate::jsonl::parse_checked_lines(path, &text, 1, Record::possible)?;
         for record in &records {
             self.add(record)?;
         }
@@ -240,31 +263,74 @@ pub fn logs_in(dir: &Path, name: &str) -> Result<Vec<PathBuf>, JobError> {
 mod tests {
     use super::*;
 
+    /// Kalah(4,2) (16 seeds) and one of its openings, as task keys.
+    const A: &str = "standard|2 2 2 2 0 2 2 2 2 0 S|";
+    const B: &str = "standard|2 2 2 2 0 2 2 2 2 0 S|1 2";
+
+    fn record(task: &str, lower: i32, upper: i32) -> Record {
+        Record { task: task.into(), lower, upper, nodes: 5, seconds: 0.5 }
+    }
+
     #[test]
     fn a_log_cut_short_by_a_kill_loses_only_its_last_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j.tasks.jsonl");
-        let record = |task: &str, lower, upper| Record { task: task.into(), lower, upper, nodes: 5, seconds: 0.5 };
         let mut log = Log::open(&path).unwrap();
-        log.append(&record("a", -3, 4)).unwrap();
-        log.append(&record("a", 2, 9)).unwrap();
+        log.append(&record(A, -3, 4)).unwrap();
+        log.append(&record(A, 2, 9)).unwrap();
         drop(log);
         let mut text = std::fs::read_to_string(&path).unwrap();
         text += "{\"task\":\"b\",\"low";
         std::fs::write(&path, &text).unwrap();
         let mut log = Log::open(&path).unwrap();
-        log.append(&record("b", 1, 1)).unwrap();
+        log.append(&record(B, 2, 2)).unwrap();
         let mut proofs = Proofs::default();
         proofs.read_log(&path).unwrap();
-        assert_eq!(proofs.0["a"].interval, Interval { lower: 2, upper: 4 });
-        assert_eq!(proofs.0["a"].nodes, 10);
-        assert_eq!(proofs.0["b"].interval, Interval { lower: 1, upper: 1 });
+        assert_eq!(proofs.0[A].interval, Interval { lower: 2, upper: 4 });
+        assert_eq!(proofs.0[A].nodes, 10);
+        assert_eq!(proofs.0[B].interval, Interval { lower: 2, upper: 2 });
 
-        log.append(&record("b", 3, 3)).unwrap_err();
+        log.append(&record(B, 4, 4)).unwrap_err();
         std::fs::write(&path, "not json\n").unwrap();
         assert!(matches!(
             Proofs::default().read_log(&path),
             Err(JobError::CorruptLog(crate::jsonl::CorruptLine { line: 1, .. }))
         ));
+    }
+
+    #[test]
+    fn impossible_bounds_are_refused_naming_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.tasks.jsonl");
+        let forged = [
+            (record(A, 100, 100), "not possible in a game of 16 seeds"),
+            (record(A, 4, 2), "not possible"),
+            (record(A, -17, 0), "not possible"),
+            (record(B, 3, 3), "parity"),
+            (record("b", 0, 0), "not a task key"),
+            (record("nonsense|2 2 0 S|", 0, 0), "nonsense"),
+        ];
+        for (record, why) in forged {
+            let line = serde_json::to_string(&record).unwrap();
+            std::fs::write(
+                &path,
+                format!("{}\n{line}\n", serde_json::to_string(&super::tests::record(A, -2, 2)).unwrap()),
+            )
+            .unwrap();
+            let err = Proofs::default().read_log(&path).unwrap_err();
+            assert!(matches!(&err, JobError::CorruptLog(c) if c.line == 2 && c.message.contains(why)), "{line}: {err}");
+        }
+        // Seeds discarded: values need not share the seeds' parity.
+        let discard = "standard remaining=discard|2 2 2 2 0 2 2 2 2 0 S|1 2";
+        std::fs::write(&path, serde_json::to_string(&record(discard, 3, 3)).unwrap() + "\n").unwrap();
+        Proofs::default().read_log(&path).unwrap();
+        // Every shipped log reads.
+        let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/results");
+        for entry in std::fs::read_dir(shipped).unwrap() {
+            let path = entry.unwrap().path();
+            if path.to_string_lossy().ends_with(".tasks.jsonl") {
+                Proofs::default().read_log(&path).unwrap_or_else(|err| panic!("{err}"));
+            }
+        }
     }
 }

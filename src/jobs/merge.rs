@@ -18,25 +18,28 @@ pub struct MergeReport {
 }
 
 /// Intersects the bounds of `logs` (a contradiction is [`JobError::Merge`]) and writes them
-/// as the job's one log in `dir`, with the results they give.
+/// as the job's one log in `dir`, with the results they give. Refused while a run writes any of
+/// those logs or the merged one: each run holds its log's lock, and so does the merge.
 pub fn merge(job: &Job, dir: &Path, logs: &[PathBuf]) -> Result<MergeReport, JobError> {
+    let stem = super::file_stem(dir, &job.name, None);
+    let merged = super::log_path(&stem);
+    let _locks = logs.iter().map(|log| crate::lock::FileLock::beside(log)).collect::<Result<Vec<_>, _>>()?;
+    let _merged_lock = if logs.contains(&merged) { None } else { Some(crate::lock::FileLock::beside(&merged)?) };
     let mut proofs = Proofs::default();
     for path in logs {
         let mut one = Proofs::default();
         one.read_log(path)?;
         proofs.merge(&one).map_err(|err| JobError::Merge { path: path.clone(), source: Box::new(err) })?;
     }
-    let stem = super::file_stem(dir, &job.name, None);
     let mut lines = String::new();
     for record in proofs.records() {
         lines += &serde_json::to_string(&record).expect("a record serializes");
         lines.push('\n');
     }
-    let log = super::log_path(&stem);
-    super::write_atomically(&log, lines.as_bytes())?;
+    super::write_atomically(&merged, lines.as_bytes())?;
     let results = super::results(job, &job.tasks(), &proofs);
     super::write_results(&stem, job, &results)?;
     let unsettled_items =
         job.items.iter().filter(|i| !results.iter().any(|r| r.item == i.number)).map(|i| i.number).collect();
-    Ok(MergeReport { log, results_csv: super::with_suffix(&stem, ".csv"), results, unsettled_items })
+    Ok(MergeReport { log: merged, results_csv: super::with_suffix(&stem, ".csv"), results, unsettled_items })
 }

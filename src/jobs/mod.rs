@@ -50,7 +50,9 @@ use crate::search::table::SnapshotError;
 pub use file::{Compute, Goal, Item, Job, Task};
 pub use log::{Interval, Known, Log, Proofs, Record, log_path, logs_in};
 pub use merge::{MergeReport, merge};
-pub use results::{ItemResult, OpeningResult, item_result, item_settled, results, write_atomically, write_results};
+pub use results::{
+    ItemResult, OpeningResult, item_result, item_settled, results, write_atomically, write_result_files, write_results,
+};
 pub use runner::{RunOptions, RunProgress, RunReport, run};
 pub use solving::{Checkpoints, solve_task, solve_task_with_checkpoints, table_tag};
 
@@ -234,6 +236,9 @@ mod tests {
             ),
             ("[[item]]\nstart = \"3x3\"\nseeds = 4\n", "unknown field"),
             ("name = \"a/b\"\n[[item]]\nstart = \"3x3\"\n", "job name 'a/b'"),
+            ("name = \"..\"\n[[item]]\nstart = \"3x3\"\n", "job name '..'"),
+            ("name = \".\"\n[[item]]\nstart = \"3x3\"\n", "job name '.'"),
+            ("name = \".hidden\"\n[[item]]\nstart = \"3x3\"\n", "not starting with '.'"),
             ("", "no [[item]]"),
         ] {
             let err = Job::parse("j", text).unwrap_err();

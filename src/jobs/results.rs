@@ -3,14 +3,14 @@
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::file::moves_text;
 use super::{Compute, Interval, Job, JobError, Known, Proofs, Task, io_error, with_suffix};
 use crate::answer::{OPENINGS_LISTED, first_few, openings_by_value_text};
 
 /// One opening of an item's result.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OpeningResult {
     /// The first turn, canonical moves.
     #[serde(rename = "move")]
@@ -21,10 +21,16 @@ pub struct OpeningResult {
     pub lower: i32,
     /// Proven bounds on that value.
     pub upper: i32,
+    /// The proof directories `lower` rests on, where proofs give it (`kalah proof map`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lower_proofs: Vec<String>,
+    /// The proof directories `upper` rests on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub upper_proofs: Vec<String>,
 }
 
 /// A finished item, as written to the result files.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ItemResult {
     /// The job's name.
     pub job: String,
@@ -44,6 +50,12 @@ pub struct ItemResult {
     pub lower: i32,
     /// See `lower`.
     pub upper: i32,
+    /// The proof directories `lower` rests on, where proofs give it (`kalah proof map`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lower_proofs: Vec<String>,
+    /// The proof directories `upper` rests on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub upper_proofs: Vec<String>,
     /// The answer of a bound test.
     pub holds: Option<bool>,
     /// The first player's value under the pie rule (openings items).
@@ -73,6 +85,8 @@ pub fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proofs) -> 
         value: None,
         lower: -(total as i32),
         upper: total as i32,
+        lower_proofs: Vec::new(),
+        upper_proofs: Vec::new(),
         holds: None,
         pie_value: None,
         best: Vec::new(),
@@ -87,6 +101,8 @@ pub fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proofs) -> 
                 value: known.interval.exact(),
                 lower: known.interval.lower,
                 upper: known.interval.upper,
+                lower_proofs: Vec::new(),
+                upper_proofs: Vec::new(),
             });
         }
     }
@@ -211,11 +227,21 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), JobError> {
 
 /// Writes the result files `STEM.csv` and `STEM.jsonl`, one row per settled item in job order.
 pub fn write_results(stem: &Path, job: &Job, results: &[ItemResult]) -> Result<(), JobError> {
+    write_result_files(stem, results, |result| job.items[result.item - 1].position.total_seeds())
+}
+
+/// Writes `results` as the result files `STEM.csv` and `STEM.jsonl`, in order; `total_seeds`
+/// gives each result's game's seeds (what an unproven bound is).
+pub fn write_result_files(
+    stem: &Path,
+    results: &[ItemResult],
+    total_seeds: impl Fn(&ItemResult) -> u32,
+) -> Result<(), JobError> {
     let mut csv = csv::Writer::from_writer(Vec::new());
     csv.write_record(CSV_HEADER).expect("writing to memory");
     let mut jsonl = String::new();
     for result in results {
-        let total = job.items[result.item - 1].position.total_seeds();
+        let total = total_seeds(result);
         csv.write_record(csv_row(result, total)).expect("writing to memory");
         jsonl += &serde_json::to_string(result).expect("a result serialises");
         jsonl.push('\n');

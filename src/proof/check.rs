@@ -52,6 +52,10 @@ pub struct CheckReport {
     pub confirmed: usize,
     /// Each leaf searched again, in the order searched.
     pub searched: Vec<LeafSearch>,
+    /// The nodes of the proof or refutation (`proof_nodes` of them): where its question is
+    /// answered the way `verdict` says, on the strength of the leaves below.
+    #[serde(skip)]
+    pub shown_at: Vec<Position>,
 }
 
 /// One leaf searched again by the check.
@@ -82,6 +86,28 @@ impl CheckReport {
 
     fn leaves_confirmed(&self) -> bool {
         self.confirmed == self.sampled && self.problems.is_empty()
+    }
+
+    /// The first two lines of the check's report on `spec`, as `kalah proof check` prints them
+    /// and [`crate::proof::proven`] reads them back from a committed transcript: the verdict, then
+    /// the proof's size and how many leaves were searched again (without the seed that chose them,
+    /// which the printed line adds as ` (seed N)`).
+    pub fn heading(&self, spec: &Spec) -> (String, String) {
+        let verdict = if self.passed() {
+            "CHECKED"
+        } else if self.refutation_passed() {
+            "REFUTED, the refutation CHECKED"
+        } else {
+            "NOT CHECKED"
+        };
+        let kind = if self.verdict == Verdict::Refuted { "refutation" } else { "proof" };
+        (
+            format!("claim value {} at {} ({} rules): {verdict}", spec.claim, spec.root, spec.rules),
+            format!(
+                "{kind}: {} nodes, {} leaves answered by search or database; {} searched again, {} confirmed",
+                self.proof_nodes, self.proof_leaves, self.sampled, self.confirmed
+            ),
+        )
     }
 }
 
@@ -191,8 +217,9 @@ impl Checker<'_> {
     }
 
     /// The nodes and the logged leaves of one proof (`answer` true) or refutation below `root`
-    /// (which shows it): one showing child where one suffices, every child elsewhere.
-    fn proof_leaves(&mut self, root: &Position, answer: bool) -> (usize, Vec<Position>) {
+    /// (which shows it): one showing child where one suffices (the first by position text),
+    /// every child elsewhere.
+    fn proof_leaves(&mut self, root: &Position, answer: bool) -> (Vec<Position>, Vec<Position>) {
         let rules = self.spec.rules;
         let (mut seen, mut leaves, mut stack) = (HashSet::new(), Vec::new(), vec![*root]);
         while let Some(at) = stack.pop() {
@@ -218,7 +245,9 @@ impl Checker<'_> {
             }
         }
         leaves.sort_by_key(|p| p.to_string());
-        (seen.len(), leaves)
+        let mut nodes: Vec<Position> = seen.into_iter().collect();
+        nodes.sort_by_key(|p| p.to_string());
+        (nodes, leaves)
     }
 }
 
@@ -271,8 +300,9 @@ pub fn check(
         return Ok(report);
     }
     let (nodes, leaves) = checker.proof_leaves(&spec.root, verdict == Verdict::Proven);
-    report.proof_nodes = nodes;
+    report.proof_nodes = nodes.len();
     report.proof_leaves = leaves.len();
+    report.shown_at = nodes;
     if let Some(search) = search {
         let mut chosen = leaves.clone();
         chosen.sort_by_key(|p| xxhash_rust::xxh3::xxh3_64_with_seed(p.to_string().as_bytes(), seed));

@@ -30,6 +30,8 @@ pub enum SettledBy {
     Database,
     /// Bounds an earlier task's search proved on the way (its transposition table).
     Table,
+    /// A leaf another proof under the same rules settled (named in [`Settled::from`]).
+    Shared,
 }
 
 /// A node whose question is answered.
@@ -47,6 +49,9 @@ pub struct Settled {
     pub nodes: u64,
     /// Seconds spent on it.
     pub seconds: f64,
+    /// The proof whose settled leaf gave the bound, when settled by [`SettledBy::Shared`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
 }
 
 /// A node whose task ran out of its budget and was expanded one turn deeper.

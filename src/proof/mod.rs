@@ -51,8 +51,11 @@
 
 pub mod check;
 pub mod log;
+pub mod map;
 pub mod progress;
+pub mod proven;
 pub mod run;
+pub mod shared;
 pub mod tree;
 
 use std::path::{Path, PathBuf};

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::log::{Appender, Expansion, Record, Settled, SettledBy, Tail, TaskNote, log_path, logs_in, task_notes_in};
+use super::shared::SharedBounds;
 use super::{Claim, ProofError, Tree, turn_text};
 use crate::board::Position;
 use crate::jobs::Shard;
@@ -44,6 +45,9 @@ pub struct RunOptions {
     /// Another run's task (its `LOG.task`) is taken over once it has stood unchanged this long:
     /// that run was killed. One that was only slow costs a task done twice, never a wrong proof.
     pub take_over_after: Duration,
+    /// The leaves other proofs under the same rules have settled, looked up before any search
+    /// ([`SharedBounds`]).
+    pub shared: Arc<SharedBounds>,
 }
 
 impl RunOptions {
@@ -58,6 +62,7 @@ impl RunOptions {
             estimate_nodes: 1 << 14,
             idle_wait: Duration::from_secs(600),
             take_over_after: Duration::from_secs(300),
+            shared: Arc::new(SharedBounds::none()),
         }
     }
 }
@@ -188,7 +193,7 @@ pub fn read_logs(dir: &Path, tree: &mut Tree) -> Result<(), ProofError> {
     for record in read_records(dir)? {
         tree.add(record)?;
     }
-    Ok(())
+    tree.check_root()
 }
 
 /// Grows the proof in `dir` (whose logs `tree` holds) with `search` (for the proof's rules),
@@ -324,8 +329,12 @@ fn task_outcome(
 ) -> Result<Option<TaskOutcome>, ProofError> {
     let claim = tree.spec().node_claim(position);
     let expanded = |children: Option<usize>| children.map(|children| TaskOutcome::Expanded { children });
+    if let Some((holds, from)) = options.shared.decides(&claim, position) {
+        settle(tree, log, position, &claim, (holds, SettledBy::Shared, Some(from)), (0, clock))?;
+        return Ok(Some(TaskOutcome::Settled { holds }));
+    }
     if let Some(holds) = decided_by_table(search, &claim, position) {
-        settle(tree, log, position, &claim, holds, SettledBy::Table, (0, clock))?;
+        settle(tree, log, position, &claim, (holds, SettledBy::Table, None), (0, clock))?;
         return Ok(Some(TaskOutcome::Settled { holds }));
     }
     if tree.too_big_for_a_task(position) {
@@ -339,7 +348,7 @@ fn task_outcome(
         Ok(at_least) => {
             let holds = at_least == holds_if_at_least;
             let by = if search.in_database(position) { SettledBy::Database } else { SettledBy::Search };
-            settle(tree, log, position, &claim, holds, by, (search.stats().nodes - nodes_before, clock))?;
+            settle(tree, log, position, &claim, (holds, by, None), (search.stats().nodes - nodes_before, clock))?;
             Ok(Some(TaskOutcome::Settled { holds }))
         }
         Err(SearchError::NodeLimit { .. }) => {
@@ -362,15 +371,14 @@ fn task_outcome(
     }
 }
 
-/// Logs that `claim` `holds` (or not) at `position`, found `by` what, with its `cost`: nodes
-/// and the instant the work started.
+/// Logs that `claim` `holds` (or not) at `position`, found `by` what (from which other proof,
+/// when shared), with its cost: nodes and the instant the work started.
 fn settle(
     tree: &mut Tree,
     log: &mut Appender,
     position: &Position,
     claim: &Claim,
-    holds: bool,
-    by: SettledBy,
+    (holds, by, from): (bool, SettledBy, Option<&str>),
     (nodes, since): (u64, Instant),
 ) -> Result<(), ProofError> {
     let record = Settled {
@@ -380,6 +388,7 @@ fn settle(
         by,
         nodes,
         seconds: since.elapsed().as_secs_f64(),
+        from: from.map(str::to_string),
     };
     append(tree, log, Record::Settled(record))
 }
@@ -403,6 +412,7 @@ fn expand(
         let child_nodes = search.stats().nodes;
         let child_claim = spec.node_claim(&child);
         let open = child_claim.decided_by_seeds(&spec.rules, &child).is_none();
+        let shared = if open { options.shared.decides(&child_claim, &child) } else { None };
         // The failed task proved bounds on many children before its budget ran out; they are
         // read before the estimate's moves go into the table.
         let by_table =
@@ -412,14 +422,17 @@ fn expand(
             Err(SearchError::TimeUp { .. } | SearchError::Cancelled { .. }) => return Ok(None),
             Err(err) => return Err(err.into()),
         };
-        let settled = match by_table {
-            Some(holds) => Some((holds, SettledBy::Table)),
+        let settled = match (shared, by_table) {
+            (Some((holds, from)), _) => Some((holds, SettledBy::Shared, Some(from))),
+            (None, Some(holds)) => Some((holds, SettledBy::Table, None)),
             // The estimate of a database position is its exact value.
-            None if open && search.in_database(&child) => Some((child_claim.holds_for(estimate), SettledBy::Database)),
-            None => None,
+            (None, None) if open && search.in_database(&child) => {
+                Some((child_claim.holds_for(estimate), SettledBy::Database, None))
+            }
+            (None, None) => None,
         };
-        if let Some((holds, by)) = settled {
-            settle(tree, log, &child, &child_claim, holds, by, (search.stats().nodes - child_nodes, child_clock))?;
+        if let Some(answer) = settled {
+            settle(tree, log, &child, &child_claim, answer, (search.stats().nodes - child_nodes, child_clock))?;
         }
         let for_prover = if child.to_move() == spec.prover() { estimate } else { -estimate };
         children.push((turn_text(&moves), for_prover));

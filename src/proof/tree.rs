@@ -175,6 +175,23 @@ impl Tree {
         self.records.add(record)
     }
 
+    /// Refuses logs that do not grow from this proof's root: every run's first task is the root,
+    /// so records without one at the root belong to another proof (its `proof.toml` was edited
+    /// under its logs).
+    pub fn check_root(&self) -> Result<(), ProofError> {
+        let records = &self.records;
+        let has_root = records.settled.contains_key(&self.spec.root) || records.expanded.contains_key(&self.spec.root);
+        if records.settled.is_empty() && records.expanded.is_empty() || has_root {
+            return Ok(());
+        }
+        Err(ProofError::Conflict {
+            position: self.spec.root.to_string(),
+            message: "the logs hold records but none of this root: they belong to another proof \
+                      (was proof.toml's root changed under them?)"
+                .to_string(),
+        })
+    }
+
     fn kind(&self, position: &Position) -> Kind<'_> {
         if let Some(settled) = self.records.settled.get(position) {
             return Kind::Decided(settled.holds);
@@ -375,6 +392,7 @@ mod tests {
                 by: if k == 10 { SettledBy::Table } else { SettledBy::Search },
                 nodes: 1,
                 seconds: 0.0,
+                from: None,
             };
             tree.add(Record::Settled(settled)).unwrap();
         }

@@ -79,7 +79,7 @@ pub enum SearchError {
     },
     /// No move keeps a position's proven value: the database's values contradict each other.
     #[error(
-        "no move from {position} keeps its value: the database's values contradict each other (run `kalah verify`)"
+        "no move from {position} keeps its value: the database's values contradict each other (run `kalah verify --full`)"
     )]
     Inconsistent {
         /// The position.
@@ -374,14 +374,14 @@ impl<'db> Search<'db> {
         table: Arc<Table>,
         options: &SearchOptions,
     ) -> Result<Self, SearchError> {
-        if let Some(db) = database {
-            if *db.rules() != rules.for_values() {
-                return Err(SearchError::WrongDatabase {
-                    dir: db.dir().to_path_buf(),
-                    expected: format!("rules '{}'", rules.for_values()),
-                    found: format!("rules '{}'", db.rules()),
-                });
-            }
+        if let Some(db) = database
+            && *db.rules() != rules.for_values()
+        {
+            return Err(SearchError::WrongDatabase {
+                dir: db.dir().to_path_buf(),
+                expected: format!("rules '{}'", rules.for_values()),
+                found: format!("rules '{}'", db.rules()),
+            });
         }
         Ok(Search {
             rules,

@@ -5,13 +5,18 @@
 //! the answers are exact values, never changed once known, so a log read back at start is the
 //! whole of the cache's state. It holds at most `capacity` answers, the oldest forgotten first;
 //! the file is rewritten with what is held once it has twice as many lines.
+//!
+//! The file's first line names its format ([`HEADER`]), so that a file that is not a cache is
+//! never overwritten. A damaged line costs that answer only, and an answer read back is served
+//! only once it shows itself sound by the rules ([`sound`]): a hand-edited or forged line is
+//! dropped, with a warning naming it.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use kalah::jsonl::{Appender, parse_complete_lines};
+use kalah::jsonl::Appender;
 use kalah::{Position, Rules};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -21,6 +26,9 @@ pub const ENDPOINTS: [&str; 2] = ["position", "mainline"];
 
 /// An answer's key: endpoint, rules and position.
 pub type Key = (&'static str, Rules, Position);
+
+/// The first line of a cache file: its format and version.
+pub const HEADER: &str = r#"{"format":"kalah answer cache","version":1}"#;
 
 /// One answer as a line of the file.
 #[derive(Serialize, Deserialize)]
@@ -58,32 +66,35 @@ pub struct AnswerCache {
 
 impl AnswerCache {
     /// A cache of at most `capacity` answers, kept in the file at `path` when one is given, with
-    /// the answers already there. A file that cannot be read or written leaves a cache in memory
-    /// only; the returned warning says why.
-    pub fn open(path: Option<&Path>, capacity: usize) -> (AnswerCache, Option<String>) {
+    /// the sound answers already there. `Err` when the file is not a cache (it is left alone). A
+    /// file that cannot be read or written leaves a cache in memory only; the warnings say why,
+    /// and name every line dropped.
+    pub fn open(path: Option<&Path>, capacity: usize) -> Result<(AnswerCache, Vec<String>), String> {
         let mut held = Held { answers: HashMap::new(), order: VecDeque::new(), file: None };
         let capacity = capacity.max(1);
-        let mut warning = None;
+        let mut warnings = Vec::new();
         if let Some(path) = path {
-            match read(path) {
-                Ok(records) => {
-                    for record in records {
-                        if let Some(key) = record.key() {
-                            held.insert(key, record.answer, capacity);
-                        }
+            let in_memory = |err: &dyn std::fmt::Display| {
+                format!("answer cache {}: {err}; answers are kept in memory only", path.display())
+            };
+            match read(path)? {
+                Ok(Lines { answers, dropped }) => {
+                    for (line, why) in dropped {
+                        warnings.push(format!("answer cache {} line {line}: {why}; dropped", path.display()));
+                    }
+                    for (key, answer) in answers {
+                        held.insert(key, answer, capacity);
+                    }
+                    // Rewritten at once: what was read, compacted, without the lines dropped.
+                    match held.rewrite(path) {
+                        Ok(file) => held.file = Some(file),
+                        Err(err) => warnings.push(in_memory(&err)),
                     }
                 }
-                Err(err) => warning = Some(format!("answer cache {}: {err}; starting it afresh", path.display())),
-            }
-            // Rewritten at once: what was read, compacted, without any damaged line.
-            match held.rewrite(path) {
-                Ok(file) => held.file = Some(file),
-                Err(err) => {
-                    warning = Some(format!("answer cache {}: {err}; answers are kept in memory only", path.display()))
-                }
+                Err(err) => warnings.push(in_memory(&err)),
             }
         }
-        (AnswerCache { held: Mutex::new(held), capacity }, warning)
+        Ok((AnswerCache { held: Mutex::new(held), capacity }, warnings))
     }
 
     /// The answer kept for `key`.
@@ -141,6 +152,7 @@ impl Held {
         }
         let temporary = path.with_extension(format!("tmp.{}", std::process::id()));
         let mut out = std::io::BufWriter::new(std::fs::File::create(&temporary)?);
+        writeln!(out, "{HEADER}")?;
         for key in &self.order {
             let record = Record {
                 endpoint: key.0.to_string(),
@@ -153,18 +165,119 @@ impl Held {
         }
         out.into_inner().map_err(|err| err.into_error())?.sync_all()?;
         std::fs::rename(&temporary, path)?;
-        Ok(CacheFile { path: path.to_path_buf(), appender: Appender::open(path)?, lines: self.order.len() })
+        Ok(CacheFile { path: path.to_path_buf(), appender: Appender::open(path)?, lines: self.order.len() + 1 })
     }
 }
 
-/// The records of the cache file at `path` (none when there is no file).
-fn read(path: &Path) -> Result<Vec<Record>, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(err) => return Err(err.to_string()),
+/// What a cache file holds: its sound answers, and each line dropped (by number, from 1) with why.
+#[derive(Default)]
+struct Lines {
+    answers: Vec<(Key, Value)>,
+    dropped: Vec<(usize, String)>,
+}
+
+/// The cache file at `path` (nothing when there is none, or it is empty). The outer `Err`
+/// refuses a file that is not a cache; the inner one is a file that cannot be read.
+fn read(path: &Path) -> Result<std::io::Result<Lines>, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Ok(Lines::default())),
+        Err(err) => return Ok(Err(err)),
     };
-    parse_complete_lines(path, &text, 1).map(|(records, _)| records).map_err(|err| err.to_string())
+    let not_a_cache = || {
+        format!(
+            "{} is not an answer cache (its first line is not {HEADER}): refusing to overwrite it; \
+             name another file with --cache, or --no-cache",
+            path.display()
+        )
+    };
+    let text = String::from_utf8(bytes).map_err(|_| not_a_cache())?;
+    if text.trim().is_empty() {
+        return Ok(Ok(Lines::default()));
+    }
+    let mut lines = text.lines().enumerate();
+    if lines.next().map(|(_, line)| line.trim()) != Some(HEADER) {
+        return Err(not_a_cache());
+    }
+    // A last line without its newline was cut short by a kill: left unread.
+    let complete = text.rfind('\n').map_or(0, |at| at + 1);
+    let complete_lines = text[..complete].lines().count();
+    let mut read = Lines::default();
+    for (i, line) in lines.take(complete_lines.saturating_sub(1)).filter(|(_, line)| !line.trim().is_empty()) {
+        let parsed =
+            serde_json::from_str::<Record>(line).map_err(|err| format!("damaged ({err})")).and_then(|record| {
+                let key = record.key().ok_or("an unknown endpoint, rule set or position")?;
+                sound(&key, &record.answer)?;
+                Ok((key, record.answer))
+            });
+        match parsed {
+            Ok(answer) => read.answers.push(answer),
+            Err(why) => read.dropped.push((i + 1, why)),
+        }
+    }
+    Ok(Ok(read))
+}
+
+/// Whether a kept answer for `key` holds together by the rules, as a cheap check before it is
+/// served again: a `/position` answer lists exactly the legal moves, each leading where the rules
+/// say, its value the best move's (or the final margin of a finished game), and every value within
+/// what the seeds on the board allow, of their parity where values share it; a `/mainline`
+/// answer's line is played by the rules from the position. (A value can still be wrong in a way
+/// only a search would tell: what this catches is an answer that cannot be right.)
+pub fn sound(key: &Key, answer: &Value) -> Result<(), String> {
+    let (endpoint, rules, position) = key;
+    let number = |v: &Value, what: &str| v.as_i64().map(|v| v as i32).ok_or(format!("{what} is not a number"));
+    let (margin, seeds) = (position.margin(), position.seeds_on_board() as i32);
+    let possible = |value: i32, what: &str| {
+        let parity = !rules.values_share_parity() || (value - margin - seeds).rem_euclid(2) == 0;
+        if (margin - seeds..=margin + seeds).contains(&value) && parity {
+            Ok(value)
+        } else {
+            Err(format!("{what} {value} is not a value the seeds on the board allow"))
+        }
+    };
+    let play = |from: &Position, entry: &Value| -> Result<Position, String> {
+        let house = entry["move"].as_u64().filter(|&h| h >= 1).ok_or("a move is not a house number")? as usize - 1;
+        if from.is_over(rules) || !from.legal_moves().any(|h| h == house) {
+            return Err(format!("move {} is not legal at {from}", house + 1));
+        }
+        let mut after = *from;
+        after.play(rules, house);
+        match entry["position"].as_str() {
+            Some(text) if text == after.to_string() => Ok(after),
+            _ => Err(format!("move {} does not lead where the rules say", house + 1)),
+        }
+    };
+    let no_moves = Vec::new();
+    if *endpoint != "position" {
+        let mut at = *position;
+        for entry in answer["line"].as_array().unwrap_or(&no_moves) {
+            at = play(&at, entry)?;
+        }
+        return Ok(());
+    }
+    let value = possible(number(&answer["value"], "the value")?, "the value")?;
+    let moves = answer["moves"].as_array().unwrap_or(&no_moves);
+    if position.is_over(rules) {
+        return match moves.is_empty() && value == position.final_margin(rules) {
+            true => Ok(()),
+            false => Err("a finished game's answer is not its final margin".to_string()),
+        };
+    }
+    let (mut houses, mut best) = (Vec::new(), i32::MIN);
+    for entry in moves {
+        play(position, entry)?;
+        houses.push(entry["move"].as_u64().unwrap_or(1) as usize - 1);
+        best = best.max(possible(number(&entry["value"], "a move's value")?, "a move's value")?);
+    }
+    houses.sort_unstable();
+    if houses != position.legal_moves().collect::<Vec<_>>() {
+        return Err("the moves are not the position's legal moves".to_string());
+    }
+    if best != value {
+        return Err(format!("the value {value} is not the best move's {best}"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -174,47 +287,106 @@ mod tests {
 
     fn key(n: u32) -> Key {
         let position = kalah::parse_position(&format!("{n} 1 0 1 1 0 S")).unwrap();
-        ("position", Rules::STANDARD, position)
+        ("mainline", Rules::STANDARD, position)
+    }
+
+    fn open(path: &Path, capacity: usize) -> (AnswerCache, Vec<String>) {
+        AnswerCache::open(Some(path), capacity).unwrap()
     }
 
     #[test]
     fn answers_survive_a_restart_and_the_oldest_are_forgotten() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cache").join("answers.jsonl");
-        let (cache, warning) = AnswerCache::open(Some(&path), 3);
-        assert_eq!(warning, None);
+        let (cache, warnings) = open(&path, 3);
+        assert!(warnings.is_empty(), "{warnings:?}");
         for n in 1..=7 {
             cache.insert(key(n), json!({ "value": n })).unwrap();
         }
         assert_eq!(cache.len(), 3);
         assert_eq!(cache.get(&key(1)), None);
-        // Seven lines were appended to a cache of three: the file was rewritten once, at six.
+        // Seven lines were appended to a cache of three: the file was rewritten once.
         let lines = std::fs::read_to_string(&path).unwrap().lines().count();
-        assert!(lines <= 6, "{lines} lines");
+        assert!(lines <= 7, "{lines} lines");
         drop(cache);
         // A line cut short by a kill is dropped; the rest is read back.
         std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"endpoint\":\"pos").unwrap();
-        let (cache, warning) = AnswerCache::open(Some(&path), 3);
-        assert_eq!(warning, None);
+        let (cache, warnings) = open(&path, 3);
+        assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(cache.get(&key(7)), Some(json!({ "value": 7 })));
         assert_eq!(cache.get(&key(5)), Some(json!({ "value": 5 })));
         assert_eq!(cache.get(&key(4)), None);
     }
 
     #[test]
-    fn a_damaged_file_starts_afresh_with_a_warning() {
+    fn a_file_that_is_not_a_cache_is_refused_and_left_alone() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("answers.jsonl");
-        std::fs::write(&path, "not json\n").unwrap();
-        let (cache, warning) = AnswerCache::open(Some(&path), 10);
-        assert!(warning.unwrap().contains("starting it afresh"));
+        let path = dir.path().join("notes.txt");
+        std::fs::write(&path, "my notes\n").unwrap();
+        let err = AnswerCache::open(Some(&path), 10).err().unwrap();
+        assert!(err.contains("not an answer cache"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "my notes\n");
+        // An empty file becomes a cache; one that cannot be written keeps answers in memory.
+        std::fs::write(&path, "").unwrap();
+        let (cache, warnings) = open(&path, 10);
+        assert!(warnings.is_empty(), "{warnings:?}");
         cache.insert(key(2), json!(2)).unwrap();
-        let (cache, warning) = AnswerCache::open(Some(&path), 10);
-        assert_eq!((warning, cache.get(&key(2))), (None, Some(json!(2))));
-        // A cache that cannot be written keeps answers in memory.
-        let (cache, warning) = AnswerCache::open(Some(&path.join("under-a-file")), 10);
-        assert!(warning.unwrap().contains("in memory only"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().next(), Some(HEADER));
+        let (cache, warnings) = open(&path.join("under-a-file"), 10);
+        assert!(warnings[0].contains("in memory only"), "{warnings:?}");
         cache.insert(key(3), json!(3)).unwrap();
         assert_eq!(cache.get(&key(3)), Some(json!(3)));
+    }
+
+    #[test]
+    fn a_damaged_or_forged_line_costs_that_answer_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("answers.jsonl");
+        let (cache, _) = open(&path, 10);
+        for n in 1..=4 {
+            cache.insert(key(n), json!({ "line": [] })).unwrap();
+        }
+        // Kalah(1,1) with South to move: its one move ends the game, worth 0 for the mover.
+        let start = kalah::parse_position("1 0 1 0 S").unwrap();
+        let mut after = start;
+        after.play(&Rules::STANDARD, 0);
+        let answer =
+            |value: i32, to: &str| json!({ "value": value, "moves": [{ "move": 1, "value": value, "position": to }] });
+        cache.insert(("position", Rules::STANDARD, start), answer(0, &after.to_string())).unwrap();
+        drop(cache);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        lines[2] = "{ damaged".to_string();
+        let good = lines[5].clone();
+        let forged = |from: &str, to: &str| good.replace(from, to);
+        lines.push(forged("\"value\":0", "\"value\":-40"));
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let (cache, warnings) = open(&path, 10);
+        // The damaged line and the forged one (the position worth -40 with one seed on the board)
+        // are dropped, each named; every other answer is kept.
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].contains("line 3: damaged"), "{warnings:?}");
+        assert!(warnings[1].contains("line 7: the value -40 is not a value"), "{warnings:?}");
+        assert_eq!((cache.get(&key(2)), cache.len()), (None, 4));
+        assert_eq!(cache.get(&("position", Rules::STANDARD, start)).unwrap()["value"], 0);
+
+        // What a sound answer must show, one defect at a time.
+        let position = ("position", Rules::STANDARD, start);
+        assert!(sound(&position, &answer(0, &after.to_string())).is_ok());
+        let defects = [
+            (answer(-40, &after.to_string()), "not a value the seeds on the board allow"),
+            (answer(1, &after.to_string()), "not a value the seeds on the board allow"),
+            (answer(0, "1 0 1 0 N"), "does not lead where the rules say"),
+            (json!({ "value": 0, "moves": [] }), "not the position's legal moves"),
+            (json!({ "value": 0, "moves": [{ "move": 2, "value": 0 }] }), "not legal"),
+        ];
+        for (forged, why) in defects {
+            let err = sound(&position, &forged).unwrap_err();
+            assert!(err.contains(why), "{forged}: {err}");
+        }
+        let line = json!({ "line": [{ "move": 1, "position": after.to_string() }] });
+        assert!(sound(&("mainline", Rules::STANDARD, start), &line).is_ok());
+        let line = json!({ "line": [{ "move": 1, "position": start.to_string() }] });
+        assert!(sound(&("mainline", Rules::STANDARD, start), &line).is_err());
     }
 }

@@ -31,7 +31,6 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use clap::Args;
-use kalah::answer::PositionAnswer;
 use kalah::engine::book::OpeningBook;
 use kalah::engine::kept::{Kept, KeptEngines};
 use kalah::rules::{RULE_SETS, Rules};
@@ -40,6 +39,7 @@ use kalah::{Position, Side};
 use serde_json::{Value, json};
 
 use crate::database::DbArgs;
+use crate::input_error;
 use crate::limits;
 use crate::search::as_object;
 
@@ -47,8 +47,9 @@ use crate::search::as_object;
 pub struct ServeArgs {
     #[command(flatten)]
     db: DbArgs,
-    /// Address to listen on (port 0 picks a free port; the address is printed on stdout).
-    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
+    /// Address to listen on, a host name or an IP address with a port (port 0 picks a free
+    /// port; the address is printed on stdout).
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080", value_parser = socket_address)]
     bind: SocketAddr,
     /// Seconds a request may search before it is answered 503. (Every move's exact value of the
     /// Kalah(6,4) start takes about 20 s on one core with the 24-seed database; the positions
@@ -97,12 +98,6 @@ pub struct ServeArgs {
     #[arg(long, value_name = "DIR")]
     book: Option<PathBuf>,
 }
-
-/// The openings tables shipped in data/results/, served without a search.
-const SHIPPED_OPENINGS: [(&str, &str); 2] = [
-    ("data/results/openings-6x4.jsonl", include_str!("../../../data/results/openings-6x4.jsonl")),
-    ("data/results/openings-6x5.jsonl", include_str!("../../../data/results/openings-6x5.jsonl")),
-];
 
 /// What every request shares: the databases and tables kept, the answers given, and the limits.
 struct Service {
@@ -233,12 +228,16 @@ impl PositionQuery {
     }
 }
 
+/// `HOST:PORT` resolved to its first address (`localhost:0`, `0.0.0.0:8080`, `[::1]:80`).
+fn socket_address(text: &str) -> Result<SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    let mut addresses = text.to_socket_addrs().map_err(|err| format!("'{text}': {err} (expected HOST:PORT)"))?;
+    addresses.next().ok_or_else(|| format!("'{text}' names no address"))
+}
+
 pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
     let workers = args.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut book = OpeningBook::default();
-    for (name, text) in SHIPPED_OPENINGS {
-        book.add_text(name, text)?;
-    }
+    let mut book = OpeningBook::shipped()?;
     if let Some(dir) = &args.book {
         anyhow::ensure!(dir.is_dir(), "--book {}: not a directory", dir.display());
         book.add_dir(dir)?;
@@ -248,8 +247,9 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
         (Some(path), false) => Some(path.clone()),
         (None, false) => Some(args.db.db.join("answers.jsonl")),
     };
-    let (answers, warning) = cache::AnswerCache::open(cache_path.as_deref(), args.cache_answers);
-    if let Some(warning) = warning {
+    let (answers, warnings) =
+        cache::AnswerCache::open(cache_path.as_deref(), args.cache_answers).map_err(input_error)?;
+    for warning in warnings {
         eprintln!("warning: {warning}");
     }
     let service = Arc::new(Service {
@@ -341,6 +341,13 @@ async fn openings(
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
     let PositionQuery { position, rules } = PositionQuery::parse(query)?;
+    if service.book.start(&rules, &position).is_none()
+        && let Some(map) = service.book.start_map(&rules, &position)
+    {
+        let mut value = json!(map);
+        value["source"] = json!("proof");
+        return Ok(axum::Json(value));
+    }
     let table = service.book.start(&rules, &position).ok_or_else(|| {
         ApiError::new(
             StatusCode::NOT_FOUND,
@@ -399,8 +406,8 @@ fn move_json(rules: &Rules, position: &Position, house: usize) -> (Value, Positi
     (value, after)
 }
 
-/// The `/position` answer for `query`: the value and every legal move's, each with what it does.
-fn position_json(query: &PositionQuery, answer: &PositionAnswer, database_max_seeds: Option<usize>) -> Value {
+/// The `/position` answer for `query` from `answer` (a `PositionAnswer` or a `BoundedAnswer`): its fields, with each move's joined by what the move does.
+fn position_json(query: &PositionQuery, answer: &impl serde::Serialize, database_max_seeds: Option<usize>) -> Value {
     let PositionQuery { position, rules } = query;
     let mut value = json!({
         "position": position,
@@ -408,17 +415,20 @@ fn position_json(query: &PositionQuery, answer: &PositionAnswer, database_max_se
         "houses": position.houses(),
         "to_move": position.to_move(),
     });
-    value.as_object_mut().expect("an object").extend(as_object(answer));
-    let moves: Vec<Value> = answer
-        .moves
-        .iter()
-        .map(|m| {
-            let (mut entry, _) = move_json(rules, position, m.house - 1);
-            entry["value"] = json!(m.value);
-            entry["best"] = json!(m.best);
-            entry
+    let fields = as_object(answer);
+    let moves: Vec<Value> = fields
+        .get("moves")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| {
+            let house = m["move"].as_u64()? as usize;
+            let (mut entry, _) = move_json(rules, position, house - 1);
+            entry.as_object_mut()?.extend(m.as_object()?.clone());
+            Some(entry)
         })
         .collect();
+    value.as_object_mut().expect("an object").extend(fields);
     value["moves"] = json!(moves);
     value["database_max_seeds"] = json!(database_max_seeds);
     value["cached"] = json!(false);
@@ -447,6 +457,11 @@ impl Service {
         let key = (endpoint, query.rules, query.position);
         if endpoint == "position"
             && let Some(answer) = self.book.answer(&query.rules, &query.position)
+        {
+            return Ok(axum::Json(position_json(&query, &answer, None)));
+        }
+        if endpoint == "position"
+            && let Some(answer) = self.book.bounded_answer(&query.rules, &query.position)
         {
             return Ok(axum::Json(position_json(&query, &answer, None)));
         }
@@ -611,6 +626,12 @@ impl Service {
             .book
             .starts()
             .map(|table| json!({ "rules": table.rules, "position": table.position, "value": table.value }))
+            .chain(self.book.start_maps().map(|map| {
+                json!({
+                    "rules": map.rules, "position": map.position, "value": map.known.value,
+                    "lower": map.known.lower, "upper": map.known.upper, "source": "proof",
+                })
+            }))
             .collect();
         openings.sort_by_key(|start| (start["position"].to_string(), start["rules"].to_string()));
         Ok(json!({
@@ -620,5 +641,16 @@ impl Service {
             "time_limit": self.time_limit.as_secs_f64(),
             "max_houses": kalah::board::MAX_HOUSES,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn host_names_and_addresses_are_bound() {
+        assert!(super::socket_address("localhost:0").unwrap().ip().is_loopback());
+        assert_eq!(super::socket_address("0.0.0.0:8080").unwrap().port(), 8080);
+        assert!(super::socket_address("[::1]:80").unwrap().is_ipv6());
+        assert!(super::socket_address("localhost").unwrap_err().contains("HOST:PORT"));
     }
 }

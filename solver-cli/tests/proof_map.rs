@@ -1,0 +1,141 @@
+//! `kalah proof map` and what every front end serves from it: checked proofs of Kalah(4,4) = +2
+//! mapped onto its first turns, and the shipped map of Kalah(6,6) answered with no database.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+mod common;
+use common::{Server, agent, get_json};
+
+fn kalah(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kalah")).args(args).output().expect("the kalah binary runs")
+}
+
+fn json_of(output: &Output) -> Value {
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|err| panic!("not JSON ({err}): {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+/// A proof of `claim` from the Kalah(4,4) start in `dir`, grown until decided; checked with every
+/// leaf searched again (its transcript kept as `check-test.txt`) when `checked`.
+fn proven_4x4(dir: &Path, claim: &str, checked: bool) {
+    let path = dir.to_str().unwrap();
+    let out = kalah(&["proof", "new", path, "--start", "4x4", "--claim", claim, "--task-nodes", "2000"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let search = ["--no-db", "--threads", "1", "--table-mb", "16"];
+    let run = json_of(&kalah(&[&["proof", "run", path][..], &search, &["--json"]].concat()));
+    assert_eq!(run["status"]["proven"], true, "{run}");
+    if checked {
+        let out = kalah(&[&["proof", "check", path][..], &search, &["--sample", "100000"]].concat());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+        std::fs::write(dir.join("check-test.txt"), &out.stdout).unwrap();
+    }
+}
+
+#[test]
+fn checked_proofs_are_mapped_onto_the_first_turns_and_served() {
+    let tmp = tempfile::tempdir().unwrap();
+    let proofs = tmp.path().join("proofs");
+    // Kalah(4,4) is worth +2 (best first turns 1 2 and 1 3): proofs of both bounds, and one of a
+    // weaker bound left unchecked.
+    proven_4x4(&proofs.join("ge-2"), ">= 2", true);
+    proven_4x4(&proofs.join("le-2"), "<= 2", true);
+    proven_4x4(&proofs.join("ge-0"), ">= 0", false);
+    // A transcript of another proof's check does not make this one checked.
+    std::fs::copy(proofs.join("le-2/check-test.txt"), proofs.join("ge-0/check-copied.txt")).unwrap();
+
+    let stem = tmp.path().join("results/openings-4x4");
+    std::fs::create_dir_all(stem.parent().unwrap()).unwrap();
+    let proofs_arg = proofs.to_str().unwrap();
+    let out =
+        json_of(&kalah(&["proof", "map", "4x4", "--proofs", proofs_arg, "--out", stem.to_str().unwrap(), "--json"]));
+    let map = &out["map"];
+    let named = |dir: &str| Value::from(vec![proofs.join(dir).display().to_string()]);
+    assert_eq!((map["value"].as_i64(), map["lower"].as_i64(), map["upper"].as_i64()), (Some(2), Some(2), Some(2)));
+    assert_eq!((&map["lower_proofs"], &map["upper_proofs"]), (&named("ge-2"), &named("le-2")));
+    let not_counted = out["not_counted"].as_array().unwrap();
+    assert_eq!(not_counted.len(), 1, "{out}");
+    assert!(not_counted[0]["proof"].as_str().unwrap().ends_with("ge-0"), "{out}");
+
+    // Every first turn's bounds hold its exact value, and the <= proof bounds every one of them.
+    let solved = json_of(&kalah(&["solve", "4x4", "--json"]));
+    let openings = map["openings"].as_array().unwrap();
+    assert_eq!(openings.len(), solved["openings"].as_array().unwrap().len());
+    for (opening, exact) in openings.iter().zip(solved["openings"].as_array().unwrap()) {
+        assert_eq!(opening["move"], exact["move"]);
+        let value = exact["value"].as_i64().unwrap();
+        assert!(
+            opening["lower"].as_i64().unwrap() <= value && value <= opening["upper"].as_i64().unwrap(),
+            "{opening}"
+        );
+        assert!(opening["upper"].as_i64().unwrap() <= 2, "{opening}");
+    }
+    let proven_best: Vec<&Value> = openings.iter().filter(|o| o["value"] == 2).collect();
+    assert!(!proven_best.is_empty(), "the >= proof's chosen first turn is exact: {map}");
+    let csv = std::fs::read_to_string(stem.with_extension("csv")).unwrap();
+    assert!(csv.lines().nth(1).unwrap().starts_with("openings-4x4,1,standard,4x4,openings,2,2,2,"), "{csv}");
+
+    // Mapping again (another rule set's line would be kept beside it) rewrites the same line.
+    kalah(&["proof", "map", "4x4", "--proofs", proofs_arg, "--out", stem.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(stem.with_extension("jsonl")).unwrap().lines().count(), 1);
+
+    // The service serves the map from its book: the start and a position within a first turn.
+    let server = Server::start(tmp.path(), &["--book", stem.parent().unwrap().to_str().unwrap()]);
+    let client = agent();
+    let url = format!("{}/api/v1/position", server.url);
+    let (status, start) = get_json(&client, &url, &[("pos", "4x4")]);
+    assert_eq!(status, 200, "{start}");
+    assert_eq!(
+        (start["source"].as_str(), start["value"].as_i64(), start["wdl"].as_str()),
+        (Some("proof"), Some(2), Some("win"))
+    );
+    let one = start["moves"].as_array().unwrap().iter().find(|m| m["move"] == 1).unwrap();
+    assert_eq!(
+        (one["extra_turn"].as_bool(), one["best"].as_bool(), one["value"].as_i64()),
+        (Some(true), Some(true), Some(2))
+    );
+    let (status, within) = get_json(&client, &url, &[("pos", one["position"].as_str().unwrap())]);
+    assert_eq!(
+        (status, within["source"].as_str(), within["value"].as_i64()),
+        (200, Some("proof"), Some(2)),
+        "{within}"
+    );
+    let (status, table) = get_json(&client, &format!("{}/api/v1/openings", server.url), &[("pos", "4x4")]);
+    assert_eq!((status, table["source"].as_str(), table["value"].as_i64()), (200, Some("proof"), Some(2)), "{table}");
+}
+
+#[test]
+fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
+    let empty = tempfile::tempdir().unwrap();
+    let db = empty.path().to_str().unwrap();
+    let clock = std::time::Instant::now();
+    let standard = json_of(&kalah(&["query", "6x6", "--db", db, "--json"]));
+    assert_eq!((standard["value"].as_i64(), standard["source"].as_str()), (Some(4), Some("proof")), "{standard}");
+    assert_eq!(
+        standard["proofs"],
+        serde_json::json!(["data/proofs/standard-6x6-ge-4", "data/proofs/standard-6x6-le-4"])
+    );
+    // Move 1 (then 3) is proven best; every other move is at most +4.
+    for m in standard["moves"].as_array().unwrap() {
+        assert_eq!(m["upper"].as_i64(), Some(4), "{m}");
+        assert_eq!(m["best"].as_bool(), Some(m["move"] == 1), "{m}");
+    }
+    let empty_capture = json_of(&kalah(&["query", "6x6", "--rules", "empty-capture", "--db", db, "--json"]));
+    assert_eq!(empty_capture["value"], Value::Null, "{empty_capture}");
+    assert_eq!((empty_capture["lower"].as_i64(), empty_capture["wdl"].as_str()), (Some(2), Some("win")));
+    let text = String::from_utf8(kalah(&["solve", "6x6", "--db", db]).stdout).unwrap();
+    assert!(text.contains("value +4 for South, proven by checked proofs"), "{text}");
+    assert!(clock.elapsed().as_secs() < 5, "no search: {:?}", clock.elapsed());
+    assert!(std::fs::read_dir(empty.path()).unwrap().next().is_none(), "no database built");
+
+    let server = Server::start(empty.path(), &[]);
+    let (status, answer) = get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", "6x6")]);
+    assert_eq!(
+        (status, answer["value"].as_i64(), answer["source"].as_str()),
+        (200, Some(4), Some("proof")),
+        "{answer}"
+    );
+}

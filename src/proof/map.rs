@@ -1,0 +1,210 @@
+//! The map of a start: what the checked proofs establish about its value and each first turn's,
+//! as one line of an openings result file (`data/results/openings-6x6.jsonl`), each bound with
+//! the proofs behind it. A first turn's bounds are those proven at the position it leaves (for
+//! the other side, so negated); the start's are those proven at the start, narrowed by its best
+//! first turn: at least the best proven lower bound of a turn, at most the largest upper bound
+//! of them all.
+
+use std::collections::BTreeSet;
+
+use super::proven::ProvenBound;
+use super::{Bound, turn_text};
+use crate::board::Position;
+use crate::jobs::{Interval, ItemResult, OpeningResult};
+use crate::moves::first_turns;
+use crate::rules::Rules;
+
+/// Bounds on one position's value for its side to move, with the proofs behind each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Known {
+    interval: Interval,
+    lower_proofs: BTreeSet<String>,
+    upper_proofs: BTreeSet<String>,
+}
+
+impl Known {
+    /// What `bounds` prove at `position` under `rules`, within the `total` seeds of the game;
+    /// `Err` when two proofs contradict each other there.
+    fn at(rules: &Rules, position: &Position, total: u32, bounds: &[ProvenBound]) -> Result<Known, String> {
+        let mut known =
+            Known { interval: Interval::unknown(total), lower_proofs: BTreeSet::new(), upper_proofs: BTreeSet::new() };
+        if position.is_over(rules) {
+            let margin = position.final_margin(rules);
+            known.interval = Interval { lower: margin, upper: margin };
+            return Ok(known);
+        }
+        let rules = rules.for_values();
+        for bound in bounds.iter().filter(|b| b.rules.for_values() == rules && b.position == *position) {
+            let value = bound.claim.value;
+            match bound.claim.bound {
+                Bound::AtLeast if value > known.interval.lower => {
+                    known.interval.lower = value;
+                    known.lower_proofs = BTreeSet::from([bound.proof.clone()]);
+                }
+                Bound::AtMost if value < known.interval.upper => {
+                    known.interval.upper = value;
+                    known.upper_proofs = BTreeSet::from([bound.proof.clone()]);
+                }
+                _ => {}
+            }
+        }
+        if known.interval.lower > known.interval.upper {
+            return Err(format!(
+                "{position}: {} proves at least {} and {} at most {}",
+                known.lower_proofs.iter().next().map_or("", |s| s),
+                known.interval.lower,
+                known.upper_proofs.iter().next().map_or("", |s| s),
+                known.interval.upper
+            ));
+        }
+        Ok(known)
+    }
+
+    /// The same bounds for the other side.
+    fn for_opponent(self) -> Known {
+        Known {
+            interval: Interval { lower: -self.interval.upper, upper: -self.interval.lower },
+            lower_proofs: self.upper_proofs,
+            upper_proofs: self.lower_proofs,
+        }
+    }
+}
+
+/// The map of `start` under `rules` from `bounds`, as item `item` of the openings job `job`,
+/// with `nodes` and `seconds` the cost of the proofs it rests on; `Err` when proofs contradict
+/// each other.
+pub fn opening_map(
+    rules: &Rules,
+    start: &Position,
+    (job, item, start_name): (&str, usize, &str),
+    bounds: &[ProvenBound],
+    (nodes, seconds): (u64, f64),
+) -> Result<ItemResult, String> {
+    let total = start.total_seeds();
+    let mut openings = Vec::new();
+    let mut turns = Vec::new();
+    for (moves, after) in first_turns(rules, start) {
+        let known = Known::at(rules, &after, total, bounds)?.for_opponent();
+        openings.push(OpeningResult {
+            moves: turn_text(&moves),
+            value: known.interval.exact(),
+            lower: known.interval.lower,
+            upper: known.interval.upper,
+            lower_proofs: known.lower_proofs.iter().cloned().collect(),
+            upper_proofs: known.upper_proofs.iter().cloned().collect(),
+        });
+        turns.push(known);
+    }
+    let mut known = Known::at(rules, start, total, bounds)?;
+    if let Some(best) = turns.iter().max_by_key(|t| t.interval.lower)
+        && best.interval.lower > known.interval.lower
+    {
+        known.interval.lower = best.interval.lower;
+        known.lower_proofs = best.lower_proofs.clone();
+    }
+    let most = turns.iter().map(|t| t.interval.upper).max().unwrap_or(known.interval.upper);
+    if most < known.interval.upper {
+        known.interval.upper = most;
+        known.upper_proofs = turns.iter().flat_map(|t| t.upper_proofs.iter().cloned()).collect();
+    }
+    if known.interval.lower > known.interval.upper {
+        return Err(format!(
+            "{start}: the proofs of its first turns contradict those of the start ({:?} against {:?})",
+            known.lower_proofs, known.upper_proofs
+        ));
+    }
+    let value = known.interval.exact();
+    let exact: Option<Vec<i32>> = openings.iter().map(|o| o.value).collect();
+    Ok(ItemResult {
+        job: job.to_string(),
+        item,
+        rules: rules.to_string(),
+        start: start_name.to_string(),
+        position: start.to_string(),
+        compute: "openings".to_string(),
+        value,
+        lower: known.interval.lower,
+        upper: known.interval.upper,
+        lower_proofs: known.lower_proofs.into_iter().collect(),
+        upper_proofs: known.upper_proofs.into_iter().collect(),
+        holds: None,
+        pie_value: exact.and_then(|values| values.iter().map(|v| -v.abs()).max()),
+        best: openings.iter().filter(|o| value.is_some() && o.value == value).map(|o| o.moves.clone()).collect(),
+        openings,
+        nodes,
+        seconds,
+    })
+}
+
+/// Puts `result` into the result files `STEM.jsonl` and `STEM.csv`: in place of the line for the
+/// same rules and start, or after the others; items are numbered in file order. Either file is
+/// written whole or not at all.
+pub fn write_map(stem: &std::path::Path, result: ItemResult) -> Result<(), String> {
+    let jsonl = crate::jobs::with_suffix(stem, ".jsonl");
+    let mut results: Vec<ItemResult> = match std::fs::read_to_string(&jsonl) {
+        Ok(text) => text
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .enumerate()
+            .map(|(n, line)| serde_json::from_str(line).map_err(|err| format!("{}:{}: {err}", jsonl.display(), n + 1)))
+            .collect::<Result<_, _>>()?,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(err) => return Err(format!("{}: {err}", jsonl.display())),
+    };
+    match results.iter_mut().find(|r| r.rules == result.rules && r.position == result.position) {
+        Some(line) => *line = result,
+        None => results.push(result),
+    }
+    for (i, line) in results.iter_mut().enumerate() {
+        line.item = i + 1;
+    }
+    let total = |r: &ItemResult| crate::notation::parse_position(&r.position).map_or(0, |p| p.total_seeds());
+    crate::jobs::write_result_files(stem, &results, total).map_err(|err| err.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proof::Claim;
+
+    fn bound(position: &Position, claim: &str, proof: &str) -> ProvenBound {
+        ProvenBound {
+            rules: Rules::STANDARD,
+            position: *position,
+            claim: claim.parse().unwrap(),
+            proof: proof.to_string(),
+        }
+    }
+
+    #[test]
+    fn turns_bound_the_start_and_contradictions_are_refused() {
+        let rules = Rules::STANDARD;
+        let start = Position::start(4, 2).unwrap();
+        let turns = first_turns(&rules, &start);
+        let name = ("openings-4x2", 1, "4x2");
+        // The other side holds South to at most +1 after every first turn: the start is at most +1.
+        let mut bounds: Vec<ProvenBound> = turns.iter().map(|(_, after)| bound(after, ">= -1", "all")).collect();
+        // One turn is at least +1 for South: the start too, and that turn is exact.
+        bounds.push(bound(&turns[0].1, "<= -1", "one"));
+        let map = opening_map(&rules, &start, name, &bounds, (0, 0.0)).unwrap();
+        assert_eq!((map.value, map.lower, map.upper), (Some(1), 1, 1));
+        assert_eq!(
+            (map.lower_proofs.clone(), map.upper_proofs.clone()),
+            (vec!["one".to_string()], vec!["all".to_string()])
+        );
+        assert_eq!(map.openings[0].value, Some(1));
+        assert_eq!(map.best, vec![map.openings[0].moves.clone()]);
+        assert!(map.openings[1..].iter().all(|o| o.value.is_none() && o.upper == 1 && o.lower == -16));
+        // A proof at the start that says it is at least +2 contradicts them.
+        bounds.push(bound(&start, ">= 2", "wrong"));
+        let err = opening_map(&rules, &start, name, &bounds, (0, 0.0)).unwrap_err();
+        assert!(err.contains("contradict"), "{err}");
+        // Bounds under other rules say nothing here.
+        let other: Vec<ProvenBound> =
+            bounds.iter().map(|b| ProvenBound { rules: "empty-capture".parse().unwrap(), ..b.clone() }).collect();
+        let map = opening_map(&rules, &start, name, &other, (0, 0.0)).unwrap();
+        assert_eq!((map.value, map.lower, map.upper), (None, -16, 16));
+        assert_eq!(">= 2".parse::<Claim>().unwrap().negated(), "<= 1".parse().unwrap());
+        assert_eq!("<= -3".parse::<Claim>().unwrap().negated(), ">= -2".parse().unwrap());
+    }
+}

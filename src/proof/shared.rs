@@ -1,0 +1,144 @@
+//! Proofs share their work: a leaf another proof under the same rules has settled is a bound on
+//! that position's value, used before any search. A proven `>= t` is the bound `>= t`, and it
+//! settles every `>= t'` with `t' <= t`; a refuted `>= t` is `<= t - 1`, and `<= t - 2` where
+//! every value has the parity of the seeds (`Rules::values_share_parity`); the same for `<=`.
+//! A node settled so is logged as settled by [`SettledBy::Shared`](super::SettledBy::Shared) with
+//! the proof its bound came from, so the proof still rebuilds from its own log, and
+//! `kalah proof check` searches it again like any other leaf.
+//!
+//! Only leaves are shared, never the nodes another proof's tree decides above them: a leaf was
+//! settled by one search within a task's budget, so the check can search it again; an inner
+//! node (another proof's root) may stand for hours of tasks.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::log::Record;
+use super::proven::proof_dirs;
+use super::run::read_records;
+use super::{Bound, Claim, ProofError, Spec};
+use crate::board::Position;
+use crate::notation::parse_position;
+
+/// The bounds other proofs' settled leaves give, by position.
+#[derive(Clone, Debug, Default)]
+pub struct SharedBounds {
+    bounds: HashMap<Position, Vec<(Claim, String)>>,
+    /// Every value has the parity of the seeds: a bound moves to the nearest value of it.
+    parity: bool,
+}
+
+impl SharedBounds {
+    /// Nothing shared: what a run gets with sharing off.
+    pub fn none() -> SharedBounds {
+        SharedBounds::default()
+    }
+
+    /// The bounds of every proof under `root` with the rules of `spec` (other than the one in
+    /// `except`): each leaf its logs settle, whoever settled it. A proof that cannot be read is
+    /// skipped; its name and why come back with the bounds.
+    pub fn from_proofs(root: &Path, spec: &Spec, except: &Path) -> (SharedBounds, Vec<String>) {
+        let mut shared = SharedBounds { parity: spec.rules.values_share_parity(), ..SharedBounds::default() };
+        let mut skipped = Vec::new();
+        let same = |dir: &Path| dir.canonicalize().ok() == except.canonicalize().ok();
+        for dir in proof_dirs(root).into_iter().filter(|dir| !same(dir)) {
+            let Ok(other) = Spec::load(&dir) else { continue };
+            if other.rules.for_values() != spec.rules.for_values() || other.root.houses() != spec.root.houses() {
+                continue;
+            }
+            match shared.add_proof(&dir) {
+                Ok(()) => {}
+                Err(err) => skipped.push(format!("{}: {err}", dir.display())),
+            }
+        }
+        (shared, skipped)
+    }
+
+    fn add_proof(&mut self, dir: &Path) -> Result<(), ProofError> {
+        let name = dir.display().to_string();
+        for record in read_records(dir)? {
+            let Record::Settled(settled) = record else { continue };
+            let (Ok(position), Ok(claim)) = (parse_position(&settled.position), settled.claim.parse::<Claim>()) else {
+                continue;
+            };
+            self.add(&position, if settled.holds { claim } else { claim.negated() }, &name);
+        }
+        Ok(())
+    }
+
+    /// Adds the bound `claim`, which holds at `position` for its mover, from the proof `from`.
+    pub fn add(&mut self, position: &Position, claim: Claim, from: &str) {
+        let claim = if self.parity { with_parity(position, claim) } else { claim };
+        self.bounds.entry(*position).or_default().push((claim, from.to_string()));
+    }
+
+    /// Bounds held.
+    pub fn len(&self) -> usize {
+        self.bounds.values().map(Vec::len).sum()
+    }
+
+    /// Whether no bound is held.
+    pub fn is_empty(&self) -> bool {
+        self.bounds.is_empty()
+    }
+
+    /// Whether a shared bound decides `question` at `position`: its answer and the proof the
+    /// bound came from.
+    pub fn decides(&self, question: &Claim, position: &Position) -> Option<(bool, &str)> {
+        self.bounds.get(position)?.iter().find_map(|(bound, from)| {
+            let answer = match (question.bound, bound.bound) {
+                (Bound::AtLeast, Bound::AtLeast) if bound.value >= question.value => true,
+                (Bound::AtLeast, Bound::AtMost) if bound.value < question.value => false,
+                (Bound::AtMost, Bound::AtMost) if bound.value <= question.value => true,
+                (Bound::AtMost, Bound::AtLeast) if bound.value > question.value => false,
+                _ => return None,
+            };
+            Some((answer, from.as_str()))
+        })
+    }
+}
+
+/// `claim` moved to the nearest value a game from `position` can end with, where every value has
+/// the seeds' parity: `<= 3` is `<= 2` when the values are even.
+fn with_parity(position: &Position, claim: Claim) -> Claim {
+    let (margin, seeds) = (position.margin(), position.seeds_on_board() as i32);
+    if (claim.value - margin - seeds).rem_euclid(2) == 0 {
+        return claim;
+    }
+    match claim.bound {
+        Bound::AtLeast => Claim { value: claim.value + 1, ..claim },
+        Bound::AtMost => Claim { value: claim.value - 1, ..claim },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    #[test]
+    fn a_bound_settles_the_claims_it_implies_with_parity_only_where_values_share_it() {
+        // Kalah(2,1): 4 seeds, values even under standard rules.
+        let position = Position::start(2, 1).unwrap();
+        let at = |text: &str| text.parse::<Claim>().unwrap();
+        for (rules, parity) in [(Rules::STANDARD, true), ("standard remaining=discard".parse().unwrap(), false)] {
+            assert_eq!(rules.values_share_parity(), parity);
+            let mut shared = SharedBounds { parity, ..SharedBounds::default() };
+            // A refuted `>= 2`: the value is at most 1, so at most 0 where values are even.
+            shared.add(&position, at(">= 2").negated(), "refuted");
+            assert_eq!(shared.decides(&at(">= 1"), &position), parity.then_some((false, "refuted")));
+            assert_eq!(shared.decides(&at(">= 2"), &position), Some((false, "refuted")));
+            assert_eq!(shared.decides(&at("<= 1"), &position), Some((true, "refuted")));
+            assert_eq!(shared.decides(&at("<= 0"), &position), parity.then_some((true, "refuted")));
+            assert_eq!(shared.decides(&at("<= -1"), &position), None);
+            // A proven `>= -2` settles every `>= t` with t <= -2, and refutes `<= -3`.
+            shared.add(&position, at(">= -2"), "proven");
+            assert_eq!(shared.decides(&at(">= -4"), &position), Some((true, "proven")));
+            assert_eq!(shared.decides(&at("<= -3"), &position), Some((false, "proven")));
+            assert_eq!(shared.decides(&at("<= -2"), &position), None);
+            assert_eq!(shared.decides(&at(">= 0"), &position), None);
+            // Another position knows nothing.
+            assert_eq!(shared.decides(&at(">= -4"), &Position::start(2, 2).unwrap()), None);
+        }
+    }
+}
