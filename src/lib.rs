@@ -19,6 +19,7 @@
 pub mod answer;
 pub mod atomic;
 pub mod board;
+pub mod claim;
 mod cpu;
 pub mod database;
 pub mod engine;

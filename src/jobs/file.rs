@@ -6,7 +6,8 @@ use std::str::FromStr;
 use serde::Deserialize;
 
 use super::{Interval, JobError, io_error};
-use crate::board::{MAX_SEEDS, Position};
+use crate::board::Position;
+use crate::claim::{Bound, Claim};
 use crate::moves::first_turns;
 use crate::notation::parse_start;
 use crate::rules::Rules;
@@ -37,25 +38,12 @@ impl FromStr for Compute {
             _ => {}
         }
         let rest = compact.strip_prefix("value").ok_or_else(bad)?;
-        let (op, number) = match rest.find(|c: char| c != '<' && c != '>' && c != '=') {
-            Some(at) => rest.split_at(at),
-            None => return Err(bad()),
-        };
-        let n: i64 = number.strip_prefix('+').unwrap_or(number).parse().map_err(|_| bad())?;
-        let (n, at_least) = match op {
-            ">=" => (n, true),
-            ">" => (n + 1, true),
-            "<=" => (n, false),
-            "<" => (n - 1, false),
-            _ => return Err(bad()),
-        };
-        // Values lie within ±MAX_SEEDS: a bound beyond that asks nothing a search could answer.
-        let max = i64::from(MAX_SEEDS);
-        if n.abs() > max {
-            return Err(format!("'{text}': a bound beyond ±{max} is beyond every value (the seeds in play)"));
-        }
-        let n = n as i32;
-        Ok(if at_least { Compute::AtLeast(n) } else { Compute::AtMost(n) })
+        // The one claim parser, with its one limit (the seeds in play).
+        let claim: Claim = rest.parse().map_err(|err: String| if err.contains("beyond") { err } else { bad() })?;
+        Ok(match claim.bound {
+            Bound::AtLeast => Compute::AtLeast(claim.value),
+            Bound::AtMost => Compute::AtMost(claim.value),
+        })
     }
 }
 

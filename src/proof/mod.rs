@@ -59,7 +59,6 @@ pub mod shared;
 pub mod tree;
 
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -68,6 +67,7 @@ use crate::notation::parse_start;
 use crate::rules::Rules;
 use crate::search::SearchError;
 
+pub use crate::claim::{Bound, Claim};
 pub use check::{CheckReport, Verdict, check};
 pub use log::{Expansion, Record, Settled, SettledBy};
 pub use progress::{HourOfWork, progress};
@@ -121,107 +121,6 @@ pub enum ProofError {
 
 pub(crate) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ProofError + '_ {
     move |source| ProofError::Io { path: path.to_path_buf(), source }
-}
-
-/// Which way a bound goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Bound {
-    /// The value is at least the bound.
-    AtLeast,
-    /// The value is at most the bound.
-    AtMost,
-}
-
-/// A bound on the value of a position for its side to move, stores included.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Claim {
-    /// Which way.
-    pub bound: Bound,
-    /// The bound itself.
-    pub value: i32,
-}
-
-/// Bounds beyond this are refused: no game on a board of this crate has so many seeds.
-const MAX_CLAIM: i32 = 1 << 16;
-
-impl FromStr for Claim {
-    type Err = String;
-
-    /// `>= N`, `> N`, `<= N` or `< N`, N an integer (`+4` allowed), spaces optional.
-    fn from_str(text: &str) -> Result<Claim, String> {
-        let bad = || format!("'{text}' is not a claim such as '>= 4' or '<= -2'");
-        let compact: String = text.split_whitespace().collect();
-        let (bound, strict, number) = if let Some(rest) = compact.strip_prefix(">=") {
-            (Bound::AtLeast, false, rest)
-        } else if let Some(rest) = compact.strip_prefix("<=") {
-            (Bound::AtMost, false, rest)
-        } else if let Some(rest) = compact.strip_prefix('>') {
-            (Bound::AtLeast, true, rest)
-        } else if let Some(rest) = compact.strip_prefix('<') {
-            (Bound::AtMost, true, rest)
-        } else {
-            return Err(bad());
-        };
-        let digits = match number.strip_prefix('+') {
-            Some(rest) if rest.starts_with(['+', '-']) => return Err(bad()),
-            Some(rest) => rest,
-            None => number,
-        };
-        let value: i32 = digits.parse().map_err(|_| bad())?;
-        if value.abs() > MAX_CLAIM {
-            return Err(format!("'{text}': a bound beyond {MAX_CLAIM} seeds says nothing about a game"));
-        }
-        let value = match (bound, strict) {
-            (_, false) => value,
-            (Bound::AtLeast, true) => value + 1,
-            (Bound::AtMost, true) => value - 1,
-        };
-        Ok(Claim { bound, value })
-    }
-}
-
-impl std::fmt::Display for Claim {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let op = match self.bound {
-            Bound::AtLeast => ">=",
-            Bound::AtMost => "<=",
-        };
-        write!(f, "{op} {}", self.value)
-    }
-}
-
-impl Claim {
-    /// Whether `value` satisfies the claim.
-    pub fn holds_for(&self, value: i32) -> bool {
-        match self.bound {
-            Bound::AtLeast => value >= self.value,
-            Bound::AtMost => value <= self.value,
-        }
-    }
-
-    /// What the seeds alone decide about the claim at `position` under `rules`: the value when
-    /// the game is over, else whether every value the seeds on the board allow satisfies it, or
-    /// none does. `None` when a search must decide.
-    pub fn decided_by_seeds(&self, rules: &Rules, position: &Position) -> Option<bool> {
-        if position.is_over(rules) {
-            return Some(self.holds_for(position.final_margin(rules)));
-        }
-        let (margin, seeds) = (position.margin(), position.seeds_on_board() as i32);
-        match (self.holds_for(margin - seeds), self.holds_for(margin + seeds)) {
-            (true, true) => Some(true),
-            (false, false) => Some(false),
-            _ => None,
-        }
-    }
-
-    /// The board-value test that decides the claim at `position`: `(beta, holds_if_at_least)`,
-    /// the claim holding exactly when "board value >= beta" is `holds_if_at_least`.
-    pub fn board_test(&self, position: &Position) -> (i32, bool) {
-        match self.bound {
-            Bound::AtLeast => (self.value - position.margin(), true),
-            Bound::AtMost => (self.value + 1 - position.margin(), false),
-        }
-    }
 }
 
 /// `proof.toml` as written.

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Bound, Claim, Spec, Tree, Verdict, check, run::read_records};
+use super::{Claim, Spec, Tree, Verdict, check, run::read_records};
 use crate::board::Position;
 use crate::rules::Rules;
 
@@ -26,16 +26,6 @@ pub struct ProvenBound {
     pub claim: Claim,
     /// The proof's directory, as found.
     pub proof: String,
-}
-
-impl Claim {
-    /// The claim that holds where this one fails: `>= t` fails exactly where `<= t - 1` holds.
-    pub fn negated(&self) -> Claim {
-        match self.bound {
-            Bound::AtLeast => Claim { bound: Bound::AtMost, value: self.value - 1 },
-            Bound::AtMost => Claim { bound: Bound::AtLeast, value: self.value + 1 },
-        }
-    }
 }
 
 /// A proof that counts: the bounds it establishes and what its logs say it cost.
