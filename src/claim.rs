@@ -75,6 +75,20 @@ impl std::fmt::Display for Claim {
 }
 
 impl Claim {
+    /// The same claim where every value of a game from `position` under `rules` has the seeds'
+    /// parity ([`Rules::values_share_parity`]): moved to the nearest value of that parity, so that
+    /// `<= 3` is `<= 2` when the values are even. Elsewhere unchanged.
+    pub fn with_parity(&self, rules: &Rules, position: &Position) -> Claim {
+        let (margin, seeds) = (position.margin(), position.seeds_on_board() as i32);
+        if !rules.values_share_parity() || (self.value - margin - seeds).rem_euclid(2) == 0 {
+            return *self;
+        }
+        match self.bound {
+            Bound::AtLeast => Claim { value: self.value + 1, ..*self },
+            Bound::AtMost => Claim { value: self.value - 1, ..*self },
+        }
+    }
+
     /// The claim that holds where this one fails: `>= t` fails exactly where `<= t - 1` holds.
     pub fn negated(&self) -> Claim {
         match self.bound {

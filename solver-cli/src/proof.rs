@@ -12,7 +12,7 @@ use serde_json::json;
 use kalah::engine::Load;
 
 use crate::search::{SearchArgs, database_for};
-use crate::{RulesArgs, describe_start, input_error, parse_start};
+use crate::{RulesArgs, describe_start, input_error, parse_start, signed};
 
 #[derive(Subcommand)]
 pub enum ProofCommand {
@@ -32,6 +32,12 @@ pub enum ProofCommand {
     /// end serves. A proof counts when its logs decide its claim and a check-*.txt transcript
     /// beside them checked every leaf.
     Map(MapArgs),
+    /// Narrow every first turn of a start to its exact value with proofs, as MTD(f) narrows a
+    /// value: each test "this turn is worth at least t" is a proof in a directory of its own under
+    /// --proofs, run until decided, checked with every leaf searched again (its transcript
+    /// written beside it), then mapped (`proof map`). Stops when every turn is exact or at
+    /// --time-limit; run it again (on any machine) to go on.
+    Openings(OpeningsArgs),
 }
 
 #[derive(Args)]
@@ -59,7 +65,9 @@ pub struct RunArgs {
     /// the other shards' logs as they grow, and leave the leaves they are working on to them.
     #[arg(long, value_name = "I/N")]
     shard: Option<Shard>,
-    /// Nodes a task may search before its node is expanded [default: proof.toml's].
+    /// Nodes a task may search before its node is expanded [default: proof.toml's]. A task that
+    /// runs out also searches each child's estimate (16,384 nodes at most each), which the task's
+    /// reported nodes include: with tiny budgets the estimates are most of a task's work.
     #[arg(long, value_name = "N")]
     task_nodes: Option<u64>,
     /// Stop after this many tasks.
@@ -120,19 +128,64 @@ pub struct MergeArgs {
     json: bool,
 }
 
+/// A start, its rules, the proofs about it and the map files they are written to.
 #[derive(Args)]
-pub struct MapArgs {
+pub struct MapTarget {
     /// The start: MxN (e.g. 6x6) or a position.
     start: String,
     #[command(flatten)]
     rules: RulesArgs,
-    /// Where the proofs are: every directory with a proof.toml under it.
+    /// Where the proofs are (every directory with a proof.toml under it), and where the
+    /// driver's new tests go.
     #[arg(long, value_name = "DIR", default_value = "data/proofs")]
     proofs: PathBuf,
     /// The result files' stem [default: data/results/openings-MxN for a start MxN].
     #[arg(long, value_name = "STEM")]
     out: Option<PathBuf>,
+}
+
+/// A [`MapTarget`] read: rules, start, the start's name in the files, and their stem.
+struct Target {
+    rules: kalah::Rules,
+    start: kalah::Position,
+    name: String,
+    stem: PathBuf,
+}
+
+impl MapTarget {
+    fn resolve(&self) -> anyhow::Result<Target> {
+        let rules = self.rules.resolve();
+        let start = parse_start(&self.start)?;
+        let (name, default_stem) = start_names(&start);
+        let stem = match (&self.out, default_stem) {
+            (Some(stem), _) => stem.clone(),
+            (None, Some(stem)) => stem,
+            (None, None) => return Err(input_error("--out is needed for a start other than MxN".to_string())),
+        };
+        Ok(Target { rules, start, name, stem })
+    }
+}
+
+#[derive(Args)]
+pub struct MapArgs {
+    #[command(flatten)]
+    target: MapTarget,
     /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct OpeningsArgs {
+    #[command(flatten)]
+    target: MapTarget,
+    /// Nodes a task of a new test may search before its node is expanded.
+    #[arg(long, value_name = "N", default_value_t = proof::DEFAULT_TASK_NODES)]
+    task_nodes: u64,
+    /// (--time-limit is the whole drive's: the test in flight then is left open, to go on later.)
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Print the map as JSON at the end instead of text.
     #[arg(long)]
     json: bool,
 }
@@ -145,6 +198,7 @@ pub fn command(command: &ProofCommand) -> anyhow::Result<String> {
         ProofCommand::Check(args) => check(args),
         ProofCommand::Merge(args) => merge(args),
         ProofCommand::Map(args) => map(args),
+        ProofCommand::Openings(args) => openings(args),
     }
 }
 
@@ -370,22 +424,7 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
             })
         )
     } else {
-        let (verdict, size) = report.heading(&spec);
-        let mut text = format!("{verdict}\n{size} (seed {seed})\n");
-        for leaf in &report.searched {
-            text += &format!(
-                "  {} {}: {} ({} nodes, {:.1} s)\n",
-                leaf.position,
-                leaf.claim,
-                if leaf.confirmed { "confirmed" } else { "NOT confirmed" },
-                leaf.nodes,
-                leaf.seconds
-            );
-        }
-        for problem in &report.problems {
-            text += &format!("  problem: {problem}\n");
-        }
-        text
+        check_text(&spec, &report, seed)
     };
     if !report.passed() {
         crate::write_stdout(&text)?;
@@ -395,6 +434,27 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
         anyhow::bail!("the proof in {} does not check", args.dir.display());
     }
     Ok(text)
+}
+
+/// The check's report as text: what a committed `check-*.txt` transcript holds, and what
+/// [`proof::proven`] reads back.
+fn check_text(spec: &Spec, report: &proof::CheckReport, seed: u64) -> String {
+    let (verdict, size) = report.heading(spec);
+    let mut text = format!("{verdict}\n{size} (seed {seed})\n");
+    for leaf in &report.searched {
+        text += &format!(
+            "  {} {}: {} ({} nodes, {:.1} s)\n",
+            leaf.position,
+            leaf.claim,
+            if leaf.confirmed { "confirmed" } else { "NOT confirmed" },
+            leaf.nodes,
+            leaf.seconds
+        );
+    }
+    for problem in &report.problems {
+        text += &format!("  problem: {problem}\n");
+    }
+    text
 }
 
 fn merge(args: &MergeArgs) -> anyhow::Result<String> {
@@ -414,29 +474,35 @@ fn merge(args: &MergeArgs) -> anyhow::Result<String> {
     Ok(text)
 }
 
-fn map(args: &MapArgs) -> anyhow::Result<String> {
-    let rules = args.rules.resolve();
-    let start = parse_start(&args.start)?;
+/// A start as the map files name it: `MxN` for a standard start (with the default stem
+/// `data/results/openings-MxN`), else its position text (and no default stem).
+fn start_names(start: &kalah::Position) -> (String, Option<PathBuf>) {
     let name = format!("{}x{}", start.houses(), start.mover_houses()[0]);
-    let is_named =
-        kalah::board::Position::start(start.houses(), u32::from(start.mover_houses()[0])).ok() == Some(start);
-    let start_name = if is_named { name.clone() } else { start.to_string() };
-    let stem = match (&args.out, is_named) {
-        (Some(stem), _) => stem.clone(),
-        (None, true) => PathBuf::from(format!("data/results/openings-{name}")),
-        (None, false) => return Err(input_error("--out is needed for a start other than MxN".to_string())),
-    };
-    if !args.proofs.is_dir() {
-        return Err(input_error(format!("--proofs {}: not a directory", args.proofs.display())));
+    match kalah::Position::start(start.houses(), u32::from(start.mover_houses()[0])) {
+        Ok(standard) if standard == *start => {
+            let stem = PathBuf::from(format!("data/results/openings-{name}"));
+            (name, Some(stem))
+        }
+        _ => (start.to_string(), None),
     }
-    let (checked, left_out) = proof::proven::checked_proofs(&args.proofs);
+}
+
+/// The map of `start` under `rules` from the checked proofs under `proofs`, with the cost of the
+/// proofs it rests on; and each proof that does not count, with why.
+fn current_map(
+    rules: &kalah::Rules,
+    start: &kalah::Position,
+    start_name: &str,
+    proofs: &Path,
+) -> anyhow::Result<(kalah::jobs::ItemResult, Vec<(PathBuf, String)>)> {
+    let (checked, left_out) = proof::proven::checked_proofs(proofs);
     let mine: Vec<&proof::proven::CheckedProof> = checked
         .iter()
         .filter(|p| p.bounds.first().is_some_and(|b| b.rules.for_values() == rules.for_values()))
         .collect();
     let bounds: Vec<proof::proven::ProvenBound> = mine.iter().flat_map(|p| p.bounds.iter().cloned()).collect();
-    let job = format!("openings-{name}");
-    let mut result = proof::map::opening_map(&rules, &start, (&job, 0, &start_name), &bounds, (0, 0.0))
+    let job = format!("openings-{}x{}", start.houses(), start.mover_houses()[0]);
+    let mut result = proof::map::opening_map(rules, start, (&job, 0, start_name), &bounds, (0, 0.0))
         .map_err(|err| anyhow::anyhow!("the proofs contradict each other: {err}"))?;
     // The cost: every proof a bound of the map rests on.
     let used: std::collections::BTreeSet<&String> = result
@@ -447,6 +513,16 @@ fn map(args: &MapArgs) -> anyhow::Result<String> {
         .collect();
     let costs = mine.iter().filter(|p| used.contains(&p.dir));
     (result.nodes, result.seconds) = costs.fold((0, 0.0), |(n, s), p| (n + p.nodes, s + p.seconds));
+    Ok((result, left_out))
+}
+
+fn map(args: &MapArgs) -> anyhow::Result<String> {
+    let Target { rules, start, name: start_name, stem } = args.target.resolve()?;
+    let proofs = &args.target.proofs;
+    if !proofs.is_dir() {
+        return Err(input_error(format!("--proofs {}: not a directory", proofs.display())));
+    }
+    let (result, left_out) = current_map(&rules, &start, &start_name, proofs)?;
     proof::map::write_map(&stem, result.clone()).map_err(|err| anyhow::anyhow!(err))?;
     if args.json {
         let left_out: Vec<_> =
@@ -483,4 +559,130 @@ fn map(args: &MapArgs) -> anyhow::Result<String> {
     }
     text += &format!("written: {}.jsonl and .csv\n", stem.display());
     Ok(text)
+}
+
+fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
+    let Target { rules, start, name: start_name, stem } = args.target.resolve()?;
+    let proofs = &args.target.proofs;
+    if args.task_nodes == 0 {
+        return Err(input_error("--task-nodes must be at least 1"));
+    }
+    Spec::new(rules, start, Claim { bound: proof::Bound::AtLeast, value: 0 }, 1).map_err(input_error)?;
+    std::fs::create_dir_all(proofs)?;
+    let db = database_for(&args.search, &rules, &start, Load::Now)?;
+    let mut options = args.search.options(&rules, &start, db.as_ref());
+    let deadline = options.deadline.take();
+    let mut search = Search::new(rules, db.as_ref(), &options)?;
+    let interrupt = crate::interrupt::stop_flag("stopping; the test in flight is left open");
+    let step = proof::openings::value_step(&rules);
+    let turns = kalah::moves::first_turns(&rules, &start);
+    let (mut tests, mut checks) = (0, 0);
+    let map = loop {
+        let (map, _) = current_map(&rules, &start, &start_name, proofs)?;
+        proof::map::write_map(&stem, map.clone()).map_err(|err| anyhow::anyhow!(err))?;
+        let stopped =
+            interrupt.load(std::sync::atomic::Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d);
+        let Some((opening, (_, after))) = map.openings.iter().zip(&turns).find(|(o, _)| o.value.is_none()) else {
+            break map;
+        };
+        if stopped {
+            break map;
+        }
+        // A test of this turn still open (or decided and not yet checked) goes first.
+        let pending = proof::proven::proof_dirs(proofs).into_iter().find(|dir| {
+            Spec::load(dir).is_ok_and(|spec| spec.rules.for_values() == rules.for_values() && spec.root == *after)
+                && proof::proven::checked_proof(dir).is_err()
+        });
+        let Some(dir) = pending else {
+            let guess = match search.estimated_value(after, 1 << 16) {
+                Ok(value) => -value,
+                Err(_) => opening.lower.max(0),
+            };
+            let Some(test) = proof::openings::next_test(opening.lower, opening.upper, guess, step) else { break map };
+            let dir = proof::openings::test_dir(proofs, &rules, &start_name, &opening.moves, test);
+            Spec::new(rules, *after, proof::openings::turn_claim(test), args.task_nodes)
+                .map_err(|err| anyhow::anyhow!(err))?
+                .create(&dir)?;
+            eprintln!("turn {}: testing >= {} in {}", opening.moves, signed(test), dir.display());
+            tests += 1;
+            continue;
+        };
+        let (mut tree, records) = load(&dir)?;
+        if tree.proven().is_none() {
+            let spec = tree.spec().clone();
+            let (shared, _) = proof::shared::SharedBounds::from_proofs(proofs, &spec, &dir);
+            let run_options = RunOptions {
+                deadline,
+                interrupt: Some(interrupt.clone()),
+                shared: std::sync::Arc::new(shared),
+                ..RunOptions::with_task_nodes(spec.task_nodes)
+            };
+            let report = proof::work(&dir, &mut tree, &mut search, &run_options, |_, _| {})?;
+            eprintln!(
+                "{}: {} tasks, {} nodes, {}",
+                dir.display(),
+                report.tasks,
+                report.nodes,
+                proven_text(report.proven)
+            );
+            continue;
+        }
+        // Decided by its logs: checked with every leaf searched again, the transcript kept.
+        let spec = tree.spec().clone();
+        let seed =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+        search.set_deadline(None);
+        let report = proof::check(&spec, &records, Some(&mut search), usize::MAX, seed)?;
+        let transcript = dir.join(format!("check-{}.txt", utc_date()));
+        kalah::atomic::write_bytes(&transcript, check_text(&spec, &report, seed).as_bytes())?;
+        checks += 1;
+        anyhow::ensure!(
+            report.passed() || report.refutation_passed(),
+            "{} does not check: see {}",
+            dir.display(),
+            transcript.display()
+        );
+        eprintln!("{}: checked ({})", dir.display(), report.heading(&spec).0);
+    };
+    if args.json {
+        return Ok(format!(
+            "{}\n",
+            json!({ "map": map, "files": stem.display().to_string(), "tests": tests, "checks": checks })
+        ));
+    }
+    let total = start.total_seeds();
+    let bounds = |lower: i32, upper: i32| kalah::jobs::Interval { lower, upper }.text(total);
+    let mut text = format!(
+        "{} ({} rules): {}; {tests} tests started, {checks} checked this run\n",
+        describe_start(&start),
+        rules,
+        bounds(map.lower, map.upper)
+    );
+    for opening in &map.openings {
+        text += &format!("  turn {:<8} {}\n", opening.moves, bounds(opening.lower, opening.upper));
+    }
+    let open = map.openings.iter().filter(|o| o.value.is_none()).count();
+    text += &match open {
+        0 => format!("every first turn exact; written: {}.jsonl and .csv\n", stem.display()),
+        n => {
+            format!("{n} first turns not yet exact (run again to go on); written: {}.jsonl and .csv\n", stem.display())
+        }
+    };
+    Ok(text)
+}
+
+/// Today's date as YYYY-MM-DD (UTC), for a transcript's name.
+fn utc_date() -> String {
+    let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
 }

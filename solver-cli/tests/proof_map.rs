@@ -139,3 +139,52 @@ fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
         "{answer}"
     );
 }
+
+/// The exact value of every first turn of `start` under `rules`, by `kalah solve`.
+fn solved_openings(start: &str, rules: &str) -> Vec<(String, i64)> {
+    let solved = json_of(&kalah(&["solve", start, "--rules", rules, "--no-db", "--json"]));
+    solved["openings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["move"].to_string(), o["value"].as_i64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn the_driver_proves_every_first_turn_exact_and_goes_on_where_it_stopped() {
+    for (start, rules) in [("4x3", "standard"), ("5x2", "empty-capture")] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (proofs, stem) = (tmp.path().join("proofs"), tmp.path().join("openings"));
+        let drive = |extra: &[&str]| {
+            let args = ["proof", "openings", start, "--rules", rules, "--proofs", proofs.to_str().unwrap()];
+            let search = ["--out", stem.to_str().unwrap(), "--no-db", "--threads", "1", "--table-mb", "16"];
+            json_of(&kalah(&[&args[..], &search, &["--task-nodes", "2000", "--json"], extra].concat()))
+        };
+        // Stopped early (how far it got depends on the machine), then run again: it goes on from
+        // the proofs on disk to every turn exact, equal to the solver's values.
+        drive(&["--time-limit", "0.3"]);
+        let done = drive(&[]);
+        let mapped: Vec<(String, i64)> = done["map"]["openings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| (o["move"].to_string(), o["value"].as_i64().unwrap_or(i64::MIN)))
+            .collect();
+        assert_eq!(mapped, solved_openings(start, rules), "{start} {rules}");
+        // Every test is checked (a transcript beside it), and the map counts each.
+        for entry in std::fs::read_dir(&proofs).unwrap() {
+            let dir = entry.unwrap().path();
+            let checked = std::fs::read_dir(&dir)
+                .unwrap()
+                .any(|f| f.unwrap().file_name().to_string_lossy().starts_with("check-"));
+            assert!(checked, "{}", dir.display());
+        }
+        let text = std::fs::read_to_string(stem.with_extension("jsonl")).unwrap();
+        assert_eq!(text.lines().count(), 1);
+        // Done is done: a third run starts and checks nothing.
+        let again = drive(&[]);
+        assert_eq!((again["tests"].as_u64(), again["checks"].as_u64()), (Some(0), Some(0)), "{again}");
+        assert_eq!(again["map"]["openings"], done["map"]["openings"]);
+    }
+}

@@ -52,6 +52,7 @@
 pub mod check;
 pub mod log;
 pub mod map;
+pub mod openings;
 pub mod progress;
 pub mod proven;
 pub mod run;

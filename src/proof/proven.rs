@@ -71,10 +71,11 @@ pub fn checked_proof(dir: &Path) -> Result<CheckedProof, String> {
         .iter()
         .map(|position| {
             let question = spec.node_claim(position);
+            let claim = if holds { question } else { question.negated() };
             ProvenBound {
                 rules: spec.rules,
                 position: *position,
-                claim: if holds { question } else { question.negated() },
+                claim: claim.with_parity(&spec.rules, position),
                 proof: proof.clone(),
             }
         })

@@ -19,13 +19,15 @@ use super::run::read_records;
 use super::{Bound, Claim, ProofError, Spec};
 use crate::board::Position;
 use crate::notation::parse_position;
+use crate::rules::Rules;
 
 /// The bounds other proofs' settled leaves give, by position.
 #[derive(Clone, Debug, Default)]
 pub struct SharedBounds {
     bounds: HashMap<Position, Vec<(Claim, String)>>,
-    /// Every value has the parity of the seeds: a bound moves to the nearest value of it.
-    parity: bool,
+    /// The rules: where every value has the parity of the seeds, a bound moves to the nearest
+    /// value of it.
+    rules: Rules,
 }
 
 impl SharedBounds {
@@ -38,7 +40,7 @@ impl SharedBounds {
     /// `except`): each leaf its logs settle, whoever settled it. A proof that cannot be read is
     /// skipped; its name and why come back with the bounds.
     pub fn from_proofs(root: &Path, spec: &Spec, except: &Path) -> (SharedBounds, Vec<String>) {
-        let mut shared = SharedBounds { parity: spec.rules.values_share_parity(), ..SharedBounds::default() };
+        let mut shared = SharedBounds { rules: spec.rules, ..SharedBounds::default() };
         let mut skipped = Vec::new();
         let same = |dir: &Path| dir.canonicalize().ok() == except.canonicalize().ok();
         for dir in proof_dirs(root).into_iter().filter(|dir| !same(dir)) {
@@ -68,7 +70,7 @@ impl SharedBounds {
 
     /// Adds the bound `claim`, which holds at `position` for its mover, from the proof `from`.
     pub fn add(&mut self, position: &Position, claim: Claim, from: &str) {
-        let claim = if self.parity { with_parity(position, claim) } else { claim };
+        let claim = claim.with_parity(&self.rules, position);
         self.bounds.entry(*position).or_default().push((claim, from.to_string()));
     }
 
@@ -98,23 +100,9 @@ impl SharedBounds {
     }
 }
 
-/// `claim` moved to the nearest value a game from `position` can end with, where every value has
-/// the seeds' parity: `<= 3` is `<= 2` when the values are even.
-fn with_parity(position: &Position, claim: Claim) -> Claim {
-    let (margin, seeds) = (position.margin(), position.seeds_on_board() as i32);
-    if (claim.value - margin - seeds).rem_euclid(2) == 0 {
-        return claim;
-    }
-    match claim.bound {
-        Bound::AtLeast => Claim { value: claim.value + 1, ..claim },
-        Bound::AtMost => Claim { value: claim.value - 1, ..claim },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Rules;
 
     #[test]
     fn a_bound_settles_the_claims_it_implies_with_parity_only_where_values_share_it() {
@@ -123,7 +111,7 @@ mod tests {
         let at = |text: &str| text.parse::<Claim>().unwrap();
         for (rules, parity) in [(Rules::STANDARD, true), ("standard remaining=discard".parse().unwrap(), false)] {
             assert_eq!(rules.values_share_parity(), parity);
-            let mut shared = SharedBounds { parity, ..SharedBounds::default() };
+            let mut shared = SharedBounds { rules, ..SharedBounds::default() };
             // A refuted `>= 2`: the value is at most 1, so at most 0 where values are even.
             shared.add(&position, at(">= 2").negated(), "refuted");
             assert_eq!(shared.decides(&at(">= 1"), &position), parity.then_some((false, "refuted")));
