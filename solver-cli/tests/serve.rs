@@ -319,9 +319,11 @@ fn starts_and_their_first_turns_are_answered_from_the_book_at_once() {
     let (status, body) = get_json(&client, &openings, &[("pos", "4x4")]);
     assert_eq!(status, 404, "{body}");
     let (_, offer) = get_json(&client, &format!("{}/api/v1/rules", server.url), &[]);
-    // Kalah(6,4) and (6,5) under both rule sets from the tables, (6,6) from the proofs' map.
+    // Kalah(6,4) and (6,5) from every shipped table (7 and 5 rule sets), (6,6) from the proofs' map.
     let starts = offer["openings"].as_array().unwrap();
-    assert_eq!(starts.len(), 6, "{offer}");
+    assert_eq!(starts.len(), 14, "{offer}");
+    let (status, bga) = get_json(&client, &openings, &[("pos", "6x4"), ("rules", "bga")]);
+    assert_eq!((status, bga["value"].as_i64()), (200, Some(8)), "{bga}");
     let mapped: Vec<&Value> = starts.iter().filter(|s| s["source"] == "proof").collect();
     assert_eq!(mapped.len(), 2, "{offer}");
     assert!(mapped.iter().any(|s| s["rules"] == "standard" && s["value"] == 4), "{offer}");

@@ -204,9 +204,17 @@ fn every_move_covered<T>(start: &str, moves: &HashMap<Position, Vec<T>>) -> Resu
 
 /// The result files shipped with the crate, by name: built in, so that every front end answers
 /// their starts on a fresh clone with no database and no files beside the binary.
-const SHIPPED: [(&str, &str); 3] = [
+const SHIPPED: [(&str, &str); 5] = [
     ("data/results/openings-6x4.jsonl", include_str!("../../data/results/openings-6x4.jsonl")),
+    (
+        "data/results/openings-6x4-rule-systems.jsonl",
+        include_str!("../../data/results/openings-6x4-rule-systems.jsonl"),
+    ),
     ("data/results/openings-6x5.jsonl", include_str!("../../data/results/openings-6x5.jsonl")),
+    (
+        "data/results/openings-6x5-rule-systems.jsonl",
+        include_str!("../../data/results/openings-6x5-rule-systems.jsonl"),
+    ),
     ("data/results/openings-6x6.jsonl", include_str!("../../data/results/openings-6x6.jsonl")),
 ];
 
@@ -526,5 +534,19 @@ mod tests {
         let partly = book.bounded_answer(&empty_capture, &six).unwrap();
         assert_eq!((partly.value, partly.lower), (None, 2));
         assert_eq!(OpeningBook::shipped().unwrap().start_maps().count(), 2);
+        // Every openings file in data/results is built in (a new one must be added to SHIPPED).
+        let built_in: Vec<&str> = SHIPPED.iter().map(|(name, _)| *name).collect();
+        for entry in std::fs::read_dir(&shipped).unwrap() {
+            let name = format!("data/results/{}", entry.unwrap().file_name().to_string_lossy());
+            if name.contains("/openings-") && name.ends_with(".jsonl") && !name.ends_with(".tasks.jsonl") {
+                assert!(built_in.contains(&name.as_str()), "{name} is not in SHIPPED");
+            }
+        }
+        let bga: Rules = "bga".parse().unwrap();
+        assert_eq!(
+            OpeningBook::shipped().unwrap().start(&bga, &Position::start(6, 4).unwrap()).map(|t| t.value),
+            book.start(&bga, &Position::start(6, 4).unwrap()).map(|t| t.value)
+        );
+        assert!(OpeningBook::shipped().unwrap().start(&bga, &Position::start(6, 4).unwrap()).is_some());
     }
 }
