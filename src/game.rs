@@ -50,6 +50,14 @@ pub enum IllegalMove {
     /// The text continues a turn after a move that passed the turn.
     #[error("the text continues the turn, but the move passed it to {0}")]
     TurnOver(&'static str),
+    /// The text names the side not to move for a turn.
+    #[error("the text gives this turn to {named}, but {mover} is to move")]
+    WrongSide {
+        /// The side the text names.
+        named: &'static str,
+        /// The side to move.
+        mover: &'static str,
+    },
 }
 
 /// One turn: the consecutive moves of one side, or North's swap.
@@ -257,10 +265,13 @@ pub enum ReplayFailure {
 pub fn replay(rules: Rules, start: Position, moves: &str, notation: Notation) -> Result<Game, ReplayFailure> {
     let parsed = notation::parse_moves(moves, notation, start.houses())?;
     let mut game = Game::new(rules, start);
-    for (i, MoveText { token, span, ends_turn }) in parsed.into_iter().enumerate() {
+    for (i, MoveText { token, span, ends_turn, side }) in parsed.into_iter().enumerate() {
         let fail =
             |reason| ReplayError { number: i + 1, text: moves[span.clone()].to_string(), span: span.clone(), reason };
         let mover = game.position().to_move();
+        if let Some(named) = side.filter(|named| *named != mover) {
+            return Err(fail(IllegalMove::WrongSide { named: named.name(), mover: mover.name() }).into());
+        }
         let outcome = game.play_token(token).map_err(fail)?;
         let extra_turn = outcome.is_some_and(|o| o.extra_turn);
         match ends_turn {
@@ -289,6 +300,25 @@ mod tests {
         assert_eq!(game.turns()[0].actions, [Action::Move(3), Action::Move(6)]);
         assert_eq!(game.moves_text(Notation::Irving), "25-1");
         assert_eq!(game.moves_text(Notation::Bins), "3 6 9");
+    }
+
+    #[test]
+    fn the_boards_game_text_replays_with_its_turns_and_sides_checked() {
+        let marked = replay(Rules::STANDARD, start64(), "S 3 6 | N 2 1", Notation::Canonical).unwrap();
+        let plain = replay(Rules::STANDARD, start64(), "3 6 2 1", Notation::Canonical).unwrap();
+        assert_eq!(marked.position(), plain.position());
+        let illegal = |text: &str| match replay(Rules::STANDARD, start64(), text, Notation::Canonical) {
+            Err(ReplayFailure::Illegal(err)) => err.reason.to_string(),
+            other => panic!("{text}: {other:?}"),
+        };
+        assert!(illegal("N 3").contains("gives this turn to North, but South is to move"));
+        assert!(illegal("S 3 | N 6").contains("earned an extra turn"), "3 ends in South's store");
+        assert!(illegal("S 3 6 2 | N 1").contains("passed it to North"));
+        assert!(matches!(replay(Rules::STANDARD, start64(), "| 3", Notation::Canonical), Err(ReplayFailure::Parse(_))));
+        assert!(matches!(
+            replay(Rules::STANDARD, start64(), "3 S 6", Notation::Canonical),
+            Err(ReplayFailure::Parse(_))
+        ));
     }
 
     #[test]

@@ -178,22 +178,58 @@ pub struct MoveText {
     pub token: MoveToken,
     /// Byte span in the text.
     pub span: Range<usize>,
-    /// `Some(true)` on the last move of an Irving turn, `Some(false)` inside one, `None` when the
-    /// notation does not mark turns.
+    /// `Some(true)` on the last move of a turn, `Some(false)` inside one, `None` when the text
+    /// does not mark turns (or it is the last move of the text).
     pub ends_turn: Option<bool>,
+    /// The side the text says plays this move (`S 3 6 | N 2`: each turn may name its side).
+    pub side: Option<Side>,
 }
 
 /// Reads a move sequence in `notation` for a board with `houses` houses per side.
 pub fn parse_moves(text: &str, notation: Notation, houses: usize) -> Result<Vec<MoveText>, ParseError> {
     match notation {
-        Notation::Canonical | Notation::Bins => tokens(text)
-            .map(|(token, span)| {
-                let token = parse_move_token(token, &span, notation, houses)?;
-                Ok(MoveText { token, span, ends_turn: None })
-            })
-            .collect(),
+        Notation::Canonical | Notation::Bins => parse_marked_turns(text, notation, houses),
         Notation::Irving => parse_irving(text, houses),
     }
+}
+
+/// Moves separated by spaces, with turns optionally marked as the board writes a game:
+/// `S 3 6 | N 2 1` (each turn after a `|`, its side's letter first). Where turns are marked,
+/// every move says whether it ends its turn, so a replay checks the turns as well as the moves.
+fn parse_marked_turns(text: &str, notation: Notation, houses: usize) -> Result<Vec<MoveText>, ParseError> {
+    let marked = tokens(text).any(|(token, _)| token == "|");
+    let mut moves: Vec<MoveText> = Vec::new();
+    let (mut side, mut turn_start) = (None, true);
+    for (token, span) in tokens(text) {
+        if token == "|" {
+            match moves.last_mut() {
+                Some(last) if !turn_start => last.ends_turn = Some(true),
+                _ => return Err(ParseError::new("'|' ends a turn, but no move comes before it".to_string(), span)),
+            }
+            (side, turn_start) = (None, true);
+            continue;
+        }
+        let letter = match token {
+            "S" | "s" => Some(Side::South),
+            "N" | "n" => Some(Side::North),
+            _ => None,
+        };
+        if let Some(letter) = letter {
+            if !turn_start || side.is_some() {
+                return Err(ParseError::new(format!("'{token}' names a side only where a turn begins"), span));
+            }
+            side = Some(letter);
+            continue;
+        }
+        let token = parse_move_token(token, &span, notation, houses)?;
+        moves.push(MoveText { token, span, ends_turn: marked.then_some(false), side });
+        turn_start = false;
+    }
+    // The text may end in the middle of a turn.
+    if let Some(last) = moves.last_mut().filter(|last| last.ends_turn == Some(false)) {
+        last.ends_turn = None;
+    }
+    Ok(moves)
 }
 
 fn parse_move_token(token: &str, span: &Range<usize>, notation: Notation, m: usize) -> Result<MoveToken, ParseError> {
@@ -232,7 +268,7 @@ fn parse_irving(text: &str, m: usize) -> Result<Vec<MoveText>, ParseError> {
         let first = moves.len();
         let offset = span.start;
         if turn.trim().eq_ignore_ascii_case("swap") {
-            moves.push(MoveText { token: MoveToken::Swap, span: offset..span.end, ends_turn: Some(true) });
+            moves.push(MoveText { token: MoveToken::Swap, span: offset..span.end, ends_turn: Some(true), side: None });
             continue;
         }
         for (i, c) in turn.char_indices() {
@@ -252,7 +288,12 @@ fn parse_irving(text: &str, m: usize) -> Result<Vec<MoveText>, ParseError> {
                     at,
                 ));
             }
-            moves.push(MoveText { token: MoveToken::House(house as u8 + 1), span: at, ends_turn: Some(false) });
+            moves.push(MoveText {
+                token: MoveToken::House(house as u8 + 1),
+                span: at,
+                ends_turn: Some(false),
+                side: None,
+            });
         }
         match moves[first..].last_mut() {
             Some(last) => last.ends_turn = Some(true),
