@@ -8,6 +8,27 @@ use crate::rules::Rules;
 /// The published table as shipped in `data/published/`.
 pub const RESULTS_CSV: &str = include_str!("../data/published/results.csv");
 
+/// The published value of every South opening of empty-capture Kalah(6,6) (Rawlings 2015), as
+/// shipped in `data/published/openings-6x6-empty-capture.csv`.
+pub const OPENINGS_6X6_EMPTY_CAPTURE_CSV: &str = include_str!("../data/published/openings-6x6-empty-capture.csv");
+
+/// The openings of a file like [`OPENINGS_6X6_EMPTY_CAPTURE_CSV`]: `opening,value` rows (moves
+/// as houses from the mover's left, `1 2`), lines starting with `#` skipped.
+pub fn opening_values(text: &str) -> Result<Vec<(String, i32)>, String> {
+    let mut rows = text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty() && !line.starts_with('#'));
+    match rows.next() {
+        Some((_, header)) if header.trim() == "opening,value" => {}
+        _ => return Err("the first row must be the header 'opening,value'".to_string()),
+    }
+    rows.map(|(number, line)| {
+        let bad = || format!("line {}: '{line}' is not 'opening,value'", number + 1);
+        let (opening, value) = line.split_once(',').ok_or_else(bad)?;
+        let value = value.trim().parse().map_err(|_| bad())?;
+        Ok((opening.split_whitespace().collect::<Vec<_>>().join(" "), value))
+    })
+    .collect()
+}
+
 /// What a source claims about a start's value (first player's final margin).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Claim {
@@ -111,6 +132,20 @@ pub fn lookup(rules: &Rules, houses: usize, seeds: u32) -> Option<Published> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_published_openings_of_empty_capture_6x6_read_as_every_first_turn() {
+        let openings = opening_values(OPENINGS_6X6_EMPTY_CAPTURE_CSV).unwrap();
+        let start = crate::board::Position::start(6, 6).unwrap();
+        let turns: Vec<String> = crate::moves::first_turns(&Rules::EMPTY_CAPTURE, &start)
+            .iter()
+            .map(|(moves, _)| moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" "))
+            .collect();
+        assert_eq!(openings.iter().map(|(o, _)| o.clone()).collect::<Vec<_>>(), turns);
+        assert_eq!(openings.iter().map(|(_, v)| *v).max(), Some(2));
+        assert!(opening_values("opening,value\n1 2,x\n").unwrap_err().contains("line 2"));
+        assert!(opening_values("move,value\n").is_err());
+    }
 
     #[test]
     fn the_built_in_table_reads_completely() {

@@ -182,6 +182,11 @@ pub struct OpeningsArgs {
     /// Nodes a task of a new test may search before its node is expanded.
     #[arg(long, value_name = "N", default_value_t = proof::DEFAULT_TASK_NODES)]
     task_nodes: u64,
+    /// First guesses of the turns' values: a CSV of `opening,value` rows such as
+    /// data/published/openings-6x6-empty-capture.csv (the published table: each turn is then
+    /// tested at its published value first). Turns it leaves out start from the search's estimate.
+    #[arg(long, value_name = "CSV")]
+    guesses: Option<PathBuf>,
     /// (--time-limit is the whole drive's: the test in flight then is left open, to go on later.)
     #[command(flatten)]
     search: SearchArgs,
@@ -568,6 +573,17 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         return Err(input_error("--task-nodes must be at least 1"));
     }
     Spec::new(rules, start, Claim { bound: proof::Bound::AtLeast, value: 0 }, 1).map_err(input_error)?;
+    let guesses: std::collections::HashMap<String, i32> = match &args.guesses {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|err| input_error(format!("--guesses {}: {err}", path.display())))?;
+            kalah::published::opening_values(&text)
+                .map_err(|err| input_error(format!("--guesses {}: {err}", path.display())))?
+                .into_iter()
+                .collect()
+        }
+        None => Default::default(),
+    };
     std::fs::create_dir_all(proofs)?;
     let db = database_for(&args.search, &rules, &start, Load::Now)?;
     let mut options = args.search.options(&rules, &start, db.as_ref());
@@ -594,9 +610,10 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
                 && proof::proven::checked_proof(dir).is_err()
         });
         let Some(dir) = pending else {
-            let guess = match search.estimated_value(after, 1 << 16) {
-                Ok(value) => -value,
-                Err(_) => opening.lower.max(0),
+            let guess = match (guesses.get(&opening.moves), search.estimated_value(after, 1 << 16)) {
+                (Some(&guess), _) => guess,
+                (None, Ok(value)) => -value,
+                (None, Err(_)) => opening.lower.max(0),
             };
             let Some(test) = proof::openings::next_test(opening.lower, opening.upper, guess, step) else { break map };
             let dir = proof::openings::test_dir(proofs, &rules, &start_name, &opening.moves, test);

@@ -188,3 +188,29 @@ fn the_driver_proves_every_first_turn_exact_and_goes_on_where_it_stopped() {
         assert_eq!(again["map"]["openings"], done["map"]["openings"]);
     }
 }
+
+#[test]
+fn guessed_values_are_tested_first_two_tests_a_turn_when_right() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (proofs, stem, guesses) = (tmp.path().join("proofs"), tmp.path().join("o"), tmp.path().join("guesses.csv"));
+    let exact = solved_openings("4x3", "standard");
+    let rows: Vec<String> = exact.iter().map(|(turn, value)| format!("{},{value}", turn.trim_matches('"'))).collect();
+    std::fs::write(&guesses, format!("# the solver's values\nopening,value\n{}\n", rows.join("\n"))).unwrap();
+    let args = ["proof", "openings", "4x3", "--proofs", proofs.to_str().unwrap(), "--out", stem.to_str().unwrap()];
+    let search = ["--no-db", "--threads", "1", "--table-mb", "16", "--task-nodes", "2000", "--json"];
+    let done = json_of(&kalah(&[&args[..], &search, &["--guesses", guesses.to_str().unwrap()]].concat()));
+    // Each turn: ">= its value" proven, ">= its value + 2" refuted.
+    assert_eq!(done["tests"].as_u64(), Some(2 * exact.len() as u64), "{done}");
+    for (turn, value) in &exact {
+        let name = format!(
+            "standard-4x3-turn-{}-ge-{}",
+            turn.trim_matches('"').replace(' ', "-"),
+            if *value < 0 { format!("m{}", -value) } else { value.to_string() }
+        );
+        assert!(proofs.join(&name).is_dir(), "{name}");
+    }
+    // A guesses file that is not one is bad input.
+    std::fs::write(&guesses, "move,value\n").unwrap();
+    let out = kalah(&[&args[..], &search, &["--guesses", guesses.to_str().unwrap()]].concat());
+    assert_eq!(out.status.code(), Some(2));
+}
