@@ -349,6 +349,16 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     let rows = browser.script("return [...document.querySelectorAll('#explorer-rows tr')].map(r => r.textContent)");
     assert!(rows[1].as_str().unwrap().contains("+4best"), "{rows}");
 
+    // Text that is not a position is shown as the error, caret under the bad token, and the
+    // board stays as it was.
+    let houses = browser.script("return document.querySelectorAll('.house').length");
+    browser.type_into("#position-text", "4 4 -1 4 S");
+    browser.script("document.querySelector('#load button').click()");
+    wait_for("the error", || browser.text("error").contains("bad position").then_some(()));
+    assert!(browser.text("error").contains('^'), "{}", browser.text("error"));
+    assert_eq!(browser.script("return document.querySelectorAll('.house').length"), houses);
+    assert_eq!(browser.text("value"), "value +4 for South", "the board shown is still Kalah(6,6)");
+
     // A position the server cannot solve within a second (Kalah(6,6) after South's 2 and North's
     // 1, past what the proofs map) still shows its legal moves.
     browser.resize(420, 900);

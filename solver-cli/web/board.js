@@ -518,7 +518,15 @@ function chosenRules() {
   return $('rules-text').value.trim() || $('rules').value;
 }
 
-function begin(start, moves, cursor) {
+async function begin(start, moves, cursor) {
+  // A position the server refuses (bad text, bad rules) is shown as the error, with the board
+  // left as it was: never a board drawn from text that is not a position.
+  try {
+    await api('moves', { pos: start, rules: chosenRules() });
+  } catch (err) {
+    showError(err.message);
+    return;
+  }
   state.rules = chosenRules();
   state.start = start;
   state.answers.clear();
