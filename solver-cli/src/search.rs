@@ -513,10 +513,11 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
     } else {
         table_text(&rules_name, &cells, args)
             + &format!(
-                "{} cells: {} match the published values, {} unpublished, {} timed out, {} skipped, {mismatches} mismatches; written to {}\n",
+                "{} cells: {} match the published values, {} unpublished, {} bounded by proofs, {} timed out, {} skipped, {mismatches} mismatches; written to {}\n",
                 cells.len(),
                 count(CellStatus::Match),
                 count(CellStatus::Unpublished),
+                count(CellStatus::Bounds),
                 count(CellStatus::Timeout) + count(CellStatus::TooDeep),
                 count(CellStatus::Skipped),
                 path.display()
@@ -529,7 +530,8 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
     Ok(text)
 }
 
-/// The grid: houses down, seeds across; `!` marks a mismatch, `?` a cell not solved in time.
+/// The grid: houses down, seeds across; `!` marks a mismatch, `?` a cell not solved in time, `>=2`
+/// a cell that proofs bound without deciding.
 fn table_text(rules: &str, cells: &[Cell], args: &TableArgs) -> String {
     let mut text = format!("start values (first player's margin), rules {rules}\n  m\\n");
     for seeds in args.seeds.clone() {
@@ -539,7 +541,14 @@ fn table_text(rules: &str, cells: &[Cell], args: &TableArgs) -> String {
     for houses in args.houses.clone().map(|m| m as usize) {
         text += &format!("{houses:>4} ");
         for cell in cells.iter().filter(|c| c.houses == houses) {
-            let value = cell.value.map_or("?".to_string(), signed);
+            let total = 2 * cell.houses as i32 * cell.seeds as i32;
+            let value = match (cell.value, cell.status) {
+                (Some(value), _) => signed(value),
+                (None, CellStatus::Bounds) => {
+                    kalah::jobs::Interval { lower: cell.lower, upper: cell.upper }.text(total as u32)
+                }
+                (None, _) => "?".to_string(),
+            };
             let mark = if cell.status == CellStatus::Mismatch { "!" } else { " " };
             text += &format!("{value:>6}{mark}");
         }

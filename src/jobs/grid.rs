@@ -29,6 +29,9 @@ pub enum CellStatus {
     TooDeep,
     /// Not tried: a smaller start of this run (no more houses, no more seeds) was not solved.
     Skipped,
+    /// Not searched: checked proofs bound the value without deciding it (the map that `kalah
+    /// proof map` ships).
+    Bounds,
 }
 
 impl CellStatus {
@@ -41,6 +44,7 @@ impl CellStatus {
             CellStatus::Timeout => "timeout",
             CellStatus::TooDeep => "too-deep",
             CellStatus::Skipped => "skipped",
+            CellStatus::Bounds => "bounds",
         }
     }
 
@@ -52,6 +56,7 @@ impl CellStatus {
             CellStatus::Timeout,
             CellStatus::TooDeep,
             CellStatus::Skipped,
+            CellStatus::Bounds,
         ]
         .into_iter()
         .find(|status| status.name() == name)
@@ -67,6 +72,12 @@ pub struct Cell {
     pub seeds: u32,
     /// The start's value for the first player (`None` when not solved).
     pub value: Option<i32>,
+    /// Proven bounds on it (the value twice when solved; the seeds in play when nothing is known).
+    pub lower: i32,
+    /// See `lower`.
+    pub upper: i32,
+    /// The checked proofs the value or bounds come from (none when a search solved the cell).
+    pub proofs: Vec<String>,
     /// The published claim, if any.
     pub published: Option<String>,
     /// How it ended.
@@ -102,17 +113,46 @@ pub fn solve_grid(
     };
     progress.pending(houses.clone().count() * seeds.clone().count());
     let mut earlier = read_cells(path, rules)?;
+    // Starts that checked proofs map (Kalah(6,6)) are taken from them: no search settles them.
+    let book = crate::engine::book::OpeningBook::shipped().ok();
     earlier.retain(|cell| !(houses.contains(&cell.houses) && seeds.contains(&cell.seeds)));
     let mut cells: Vec<Cell> = Vec::new();
     for m in houses {
         let biggest = start(m, *seeds.end())?;
-        progress.preparing();
-        let db = setup.database(rules, &biggest, Load::Now, progress).map_err(SearchError::from)?;
-        progress.prepared();
+        // Read when a cell of this row first needs a search (cells the proofs map need none).
+        let mut database = None;
         for n in seeds.clone() {
             progress.task_started(&format!("Kalah({m},{n})"));
             let position = start(m, n)?;
             let published = crate::published::lookup(rules, m, n);
+            if let Some(map) = book.as_ref().and_then(|book| book.start_map(rules, &position)) {
+                let known = &map.known;
+                let status = match (known.value, &published) {
+                    (None, _) => CellStatus::Bounds,
+                    (Some(_), None) => CellStatus::Unpublished,
+                    (Some(value), Some(p)) if p.claim.holds(value) => CellStatus::Match,
+                    (Some(_), Some(_)) => CellStatus::Mismatch,
+                };
+                let mut proofs: Vec<String> = known.lower_proofs.iter().chain(&known.upper_proofs).cloned().collect();
+                proofs.sort();
+                proofs.dedup();
+                cells.push(Cell {
+                    houses: m,
+                    seeds: n,
+                    value: known.value,
+                    lower: known.lower,
+                    upper: known.upper,
+                    proofs,
+                    published: published.map(|p| p.claim.to_string()),
+                    status,
+                    nodes: 0,
+                    seconds: 0.0,
+                });
+                write_cells(path, rules, &earlier, &cells)?;
+                progress.task_done();
+                continue;
+            }
+            let total = position.total_seeds() as i32;
             let unsolved_below = cells.iter().any(|cell| {
                 cell.value.is_none() && cell.status != CellStatus::Skipped && cell.houses <= m && cell.seeds <= n
             });
@@ -121,6 +161,9 @@ pub fn solve_grid(
                     houses: m,
                     seeds: n,
                     value: None,
+                    lower: -total,
+                    upper: total,
+                    proofs: Vec::new(),
                     published: published.map(|p| p.claim.to_string()),
                     status: CellStatus::Skipped,
                     nodes: 0,
@@ -130,9 +173,15 @@ pub fn solve_grid(
                 progress.task_done();
                 continue;
             }
+            if database.is_none() {
+                progress.preparing();
+                database = Some(setup.database(rules, &biggest, Load::Now, progress).map_err(SearchError::from)?);
+                progress.prepared();
+            }
             let clock = Instant::now();
             let deadline = cell_time_limit.map(|limit| clock + limit);
-            let mut search = Search::new(*rules, db.as_ref(), &setup.options(rules, &position, db.as_ref(), deadline))?;
+            let db = database.as_ref().and_then(Option::as_ref);
+            let mut search = Search::new(*rules, db, &setup.options(rules, &position, db, deadline))?;
             let (value, status) = match search.value(&position) {
                 Ok(value) => {
                     let status = match &published {
@@ -150,6 +199,9 @@ pub fn solve_grid(
                 houses: m,
                 seeds: n,
                 value,
+                lower: value.unwrap_or(-total),
+                upper: value.unwrap_or(total),
+                proofs: Vec::new(),
                 published: published.map(|p| p.claim.to_string()),
                 status,
                 nodes: search.stats().nodes,
@@ -188,13 +240,27 @@ fn read_cells(path: &Path, rules: &Rules) -> Result<Vec<Cell>, JobError> {
             return Err(bad("rules: the file holds another rule set's grid"));
         }
         let optional = |text: &str| (!text.is_empty()).then(|| text.to_string());
+        let (houses, seeds): (usize, u32) =
+            (field(1)?.parse().map_err(|_| bad("houses"))?, field(2)?.parse().map_err(|_| bad("seeds"))?);
+        let value: Option<i32> = match field(3)? {
+            "" => None,
+            text => Some(text.parse().map_err(|_| bad("value"))?),
+        };
+        // Files written before the bounds columns: the value, or the seeds in play.
+        let total = (2 * houses) as i32 * seeds as i32;
+        let bound = |i: usize, unknown: i32| match record.get(i) {
+            Some(text) => text.parse::<i32>().map_err(|_| bad("bound")),
+            None => Ok(value.unwrap_or(unknown)),
+        };
         cells.push(Cell {
-            houses: field(1)?.parse().map_err(|_| bad("houses"))?,
-            seeds: field(2)?.parse().map_err(|_| bad("seeds"))?,
-            value: match field(3)? {
-                "" => None,
-                text => Some(text.parse().map_err(|_| bad("value"))?),
-            },
+            houses,
+            seeds,
+            value,
+            lower: bound(8, -total)?,
+            upper: bound(9, total)?,
+            proofs: record
+                .get(10)
+                .map_or(Vec::new(), |t| t.split(';').filter(|p| !p.is_empty()).map(str::to_string).collect()),
             published: optional(field(4)?),
             status: CellStatus::from_name(field(5)?).ok_or_else(|| bad("status"))?,
             nodes: field(6)?.parse().map_err(|_| bad("nodes"))?,
@@ -204,11 +270,13 @@ fn read_cells(path: &Path, rules: &Rules) -> Result<Vec<Cell>, JobError> {
     Ok(cells)
 }
 
-/// The grid as CSV: `rules,houses,seeds,value,published,status,nodes,seconds`.
+/// The grid as CSV: `rules,houses,seeds,value,published,status,nodes,seconds,lower,upper,proofs`
+/// (the last three added later: files without them still read).
 fn csv(rules: &Rules, cells: &[&Cell]) -> Vec<u8> {
     let mut csv = csv::Writer::from_writer(Vec::new());
     let rules = rules.to_string();
-    let header = ["rules", "houses", "seeds", "value", "published", "status", "nodes", "seconds"];
+    let header =
+        ["rules", "houses", "seeds", "value", "published", "status", "nodes", "seconds", "lower", "upper", "proofs"];
     csv.write_record(header).expect("writing to memory");
     for cell in cells {
         csv.write_record([
@@ -220,6 +288,9 @@ fn csv(rules: &Rules, cells: &[&Cell]) -> Vec<u8> {
             cell.status.name().to_string(),
             cell.nodes.to_string(),
             format!("{:.3}", cell.seconds),
+            cell.lower.to_string(),
+            cell.upper.to_string(),
+            cell.proofs.join(";"),
         ])
         .expect("writing to memory");
     }
@@ -258,7 +329,7 @@ mod tests {
         }
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "rules,houses,seeds,value,published,status,nodes,seconds");
+        assert_eq!(lines[0], "rules,houses,seeds,value,published,status,nodes,seconds,lower,upper,proofs");
         assert_eq!(lines.len(), 7);
         let value = cells[0].value.unwrap();
         assert!(lines[1].starts_with(&format!("standard,2,1,{value},")), "{}", lines[1]);
@@ -284,5 +355,34 @@ mod tests {
         let statuses: Vec<CellStatus> = cells.iter().map(|cell| cell.status).collect();
         assert_eq!(statuses, [CellStatus::Timeout, CellStatus::Skipped]);
         assert_eq!(read_cells(&path, &Rules::STANDARD).unwrap()[1].status, CellStatus::Skipped);
+    }
+
+    #[test]
+    fn kalah_6_6_comes_from_the_checked_proofs_with_its_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let setup = without_database(dir.path());
+        // No time to search: only the proofs' map can give these.
+        for (rules, value, bounds, status) in [
+            (Rules::STANDARD, Some(4), (4, 4), CellStatus::Match),
+            (Rules::EMPTY_CAPTURE, None, (2, 72), CellStatus::Bounds),
+        ] {
+            let path = grid_path(dir.path(), &rules);
+            // A row written before the bounds columns reads with the value as both bounds.
+            std::fs::write(
+                &path,
+                format!(
+                    "rules,houses,seeds,value,published,status,nodes,seconds\n{rules},2,2,4,,unpublished,9,0.001\n"
+                ),
+            )
+            .unwrap();
+            let cells = solve_grid(&rules, 6..=6, 6..=6, &setup, Some(Duration::ZERO), &path, &Quietly).unwrap();
+            assert_eq!((cells[0].value, (cells[0].lower, cells[0].upper), cells[0].status), (value, bounds, status));
+            assert!(cells[0].proofs.iter().all(|p| p.starts_with("data/proofs/")) && !cells[0].proofs.is_empty());
+            let read = read_cells(&path, &rules).unwrap();
+            assert_eq!(
+                (read[0].lower, read[0].upper, read[1].lower, read[1].proofs.clone()),
+                (4, 4, bounds.0, cells[0].proofs.clone())
+            );
+        }
     }
 }
