@@ -596,8 +596,7 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
     let map = loop {
         let (map, _) = current_map(&rules, &start, &start_name, proofs)?;
         proof::map::write_map(&stem, map.clone()).map_err(|err| anyhow::anyhow!(err))?;
-        let stopped =
-            interrupt.load(std::sync::atomic::Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d);
+        let stopped = stop_requested(&interrupt, deadline);
         let Some((opening, (_, after))) = map.openings.iter().zip(&turns).find(|(o, _)| o.value.is_none()) else {
             break map;
         };
@@ -641,6 +640,12 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
                 report.tasks,
                 report.nodes,
                 proven_text(report.proven)
+            );
+            // Nothing done and nothing decided: its open leaves are other runs' (shards) tasks.
+            anyhow::ensure!(
+                report.tasks > 0 || report.proven.is_some() || stop_requested(&interrupt, deadline),
+                "{}: every open leaf is another run's task; run it again once they are done",
+                dir.display()
             );
             continue;
         }
@@ -686,6 +691,11 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         }
     };
     Ok(text)
+}
+
+/// Whether the drive must stop: a signal came, or its time is up.
+fn stop_requested(interrupt: &std::sync::atomic::AtomicBool, deadline: Option<Instant>) -> bool {
+    interrupt.load(std::sync::atomic::Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)
 }
 
 /// Today's date as YYYY-MM-DD (UTC), for a transcript's name.
