@@ -304,6 +304,21 @@ fn the_board_plays_navigates_and_keeps_the_game_in_its_address() {
     browser.type_into("#game-text", &exported);
     browser.click("#import");
     browser.wait_for_position(two_on);
+    // `kalah replay` reads the exported text as it is.
+    let replayed = std::process::Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args(["replay", "--start", start, "--json", &exported])
+        .output()
+        .unwrap();
+    assert!(replayed.status.success(), "{}", String::from_utf8_lossy(&replayed.stderr));
+    let replayed: serde_json::Value = serde_json::from_slice(&replayed.stdout).unwrap();
+    assert_eq!(replayed["position"], two_on, "{replayed}");
+    // An illegal move in an imported game: the moves before it are kept, the bad one named.
+    browser.click("#first");
+    browser.wait_for_position(start);
+    browser.type_into("#game-text", &format!("{exported} 99"));
+    browser.click("#import");
+    browser.wait_for_position(two_on);
+    wait_for("the import's error", || browser.text("error").contains("house 99, is not legal").then_some(()));
 }
 
 #[test]

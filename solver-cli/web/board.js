@@ -197,18 +197,26 @@ function saveAddress() {
 }
 
 // Replays houses (or 'swap') from the start through /moves; stops at the first illegal one.
+// The plies of `moves` from the start. An illegal move throws an error that names it and keeps
+// the plies before it (`error.plies`), so that an import stops there instead of losing the game.
 async function replay(moves) {
   const plies = [];
   let at = state.start;
-  for (const move of moves) {
-    const { bins, side } = parsePosition(at);
+  for (const [index, move] of moves.entries()) {
+    const { side } = parsePosition(at);
     if (move === 'swap') {
       plies.push({ side, move, before: at, after: at });
       continue;
     }
     const legal = await api('moves', { pos: at, rules: state.rules });
     const found = legal.moves.find((entry) => entry.move === move);
-    if (!found) throw new Error(`move ${move} is not legal for ${side} in ${at} (${bins.length} bins)`);
+    if (!found) {
+      const mover = side === 'north' ? 'North' : 'South';
+      const error = new Error(`move ${index + 1} of the game, house ${move}, is not legal for ${mover} in ${at}: ` +
+        `the game is kept up to the move before it`);
+      error.plies = plies;
+      throw error;
+    }
     plies.push({ side, move, before: at, after: found.position });
     at = found.position;
   }
@@ -536,10 +544,10 @@ async function begin(start, moves, cursor) {
     state.plies = plies;
     state.cursor = cursor === undefined ? plies.length : Math.min(cursor, plies.length);
     show();
-  }).catch((err) => {
-    state.plies = [];
-    state.cursor = 0;
-    show();
+  }).catch(async (err) => {
+    state.plies = err.plies || [];
+    state.cursor = state.plies.length;
+    await show();
     showError(err.message);
   });
 }
