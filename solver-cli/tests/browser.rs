@@ -386,6 +386,18 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     assert_eq!(playable, 5);
     assert!(browser.text("error").contains("time limit"), "{}", browser.text("error"));
     browser.screenshot("analysis-board-phone-unsolved.png");
+    // Eight houses a side fit a 390-pixel phone: both stores on the screen.
+    browser.resize(390, 900);
+    let eight = "1 1 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 0 S";
+    browser.type_into("#position-text", eight);
+    browser.script("document.querySelector('#load button').click()");
+    browser.wait_for_shown(eight);
+    let fits = browser.script(
+        "return [...document.querySelectorAll('.store')].every(s => { const r = s.getBoundingClientRect(); \
+         return r.left >= 0 && r.right <= document.documentElement.clientWidth; })",
+    );
+    assert_eq!(fits, true, "a store is off the screen");
+    browser.screenshot("analysis-board-phone-eight-houses.png");
     browser.resize(1000, 800);
 
     // Play South against perfect play on Kalah(4,3): after a weak move the engine answers, and
