@@ -380,6 +380,8 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     let six_six = "7 0 7 7 7 7 1 0 7 7 7 7 7 1 S";
     browser.type_into("#position-text", six_six);
     browser.script("document.querySelector('#load button').click()");
+    // (The text box holds the new position before the board does: wait for the board's verdict.)
+    wait_for("the search to give up", || (browser.text("to-move") == "not solved").then_some(()));
     browser.wait_for_shown(six_six);
     assert_eq!(browser.house_values("south"), vec![""; 6], "no values without a solution");
     let playable = browser.script("return document.querySelectorAll('.house.south.playable').length");
@@ -391,6 +393,9 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     let eight = "1 1 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 0 S";
     browser.type_into("#position-text", eight);
     browser.script("document.querySelector('#load button').click()");
+    wait_for("the eight-house board", || {
+        (browser.script("return document.querySelectorAll('.house').length") == 16).then_some(())
+    });
     browser.wait_for_shown(eight);
     let fits = browser.script(
         "return [...document.querySelectorAll('.store')].every(s => { const r = s.getBoundingClientRect(); \
@@ -418,5 +423,31 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     }
     let replied = browser.script("return location.hash").as_str().unwrap().to_string();
     assert!(replied.contains("play=south"), "{replied}");
+    // The engine's last move is marked on the board; South's values are coloured by what they
+    // mean (best, still winning, drawn, lost), and hidden at the player's wish.
+    wait_for("the mark of the engine's move", || {
+        let marked = browser.script("return document.querySelectorAll('.house.north.last-move').length");
+        (marked == 1).then_some(())
+    });
+    let kinds = wait_for("South's values", || {
+        let kinds = browser.script(
+            "return [...document.querySelectorAll('.house.south .value')].filter(v => v.textContent)\
+               .map(v => v.classList[1])",
+        );
+        (!kinds.as_array()?.is_empty()).then_some(kinds)
+    });
+    let kinds = kinds.as_array().unwrap();
+    assert!(
+        !kinds.is_empty() && kinds.iter().all(|k| ["best", "wins", "draw", "loses"].contains(&k.as_str().unwrap())),
+        "{kinds:?}"
+    );
+    assert!(kinds.iter().any(|k| k == "best"), "{kinds:?}");
+    browser.click("#hide-values");
+    wait_for("the values hidden", || {
+        let shown = browser
+            .script("return [...document.querySelectorAll('.house.south .value')].filter(v => v.textContent).length");
+        (shown == 0).then_some(())
+    });
     browser.screenshot("analysis-board-play.png");
+    browser.click("#hide-values");
 }

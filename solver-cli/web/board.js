@@ -89,16 +89,30 @@ function valueText(known) {
   return '?';
 }
 
+// What a move's value means for its mover: kept the position's value (best), still wins, draws,
+// loses; bounds that decide nothing are 'open'.
+function meaning(move) {
+  if (move.best) return 'best';
+  const lower = typeof move.value === 'number' ? move.value : move.lower;
+  const upper = typeof move.value === 'number' ? move.value : move.upper;
+  if (lower > 0) return 'wins';
+  if (upper < 0) return 'loses';
+  if (lower === 0 && upper === 0) return 'draw';
+  return 'open';
+}
+
 function house(side, number, bin, count, row, column, move) {
   const node = element('button', `house ${side}`);
   node.type = 'button';
   Object.assign(node.dataset, { side, house: String(number), bin: String(bin) });
   node.style.gridRow = String(row);
   node.style.gridColumn = String(column);
-  const known = move && (typeof move.value === 'number' || typeof move.lower === 'number');
+  // Playing a game, the player may hide the values of their own moves.
+  const hidden = state.playAs && $('hide-values').checked;
+  const known = move && !hidden && (typeof move.value === 'number' || typeof move.lower === 'number');
   const value = element('span', 'value', known ? valueText(move) : '');
   if (move) {
-    if (known) value.classList.add(move.best ? 'best' : move.value === 0 ? 'draw' : 'worse');
+    if (known) value.classList.add(meaning(move));
     node.classList.add('playable');
     node.title = `play house ${number}` + (known ? `: value ${valueText(move)}` : '') +
       (move.extra_turn ? ', extra turn' : '') + (move.capture ? `, captures ${move.captured}` : '');
@@ -130,6 +144,12 @@ function drawBoard(text, moves) {
   }
   nodes.push(store('south', bins[m], m + 2));
   board.replaceChildren(...nodes);
+  // The house the last move was played from.
+  const last = state.cursor > 0 ? state.plies[state.cursor - 1] : null;
+  if (last && last.move !== 'swap') {
+    const played = board.querySelector(`.house[data-side="${last.side}"][data-house="${last.move}"]`);
+    if (played) played.classList.add('last-move');
+  }
 }
 
 // ---- the game: moves, notation, address ----
@@ -615,6 +635,7 @@ async function init() {
     state.playAs = $('play-as').value;
     show();
   });
+  $('hide-values').addEventListener('change', () => show());
   for (const radio of document.querySelectorAll('input[name=notation]')) {
     radio.addEventListener('change', () => {
       state.notation = radio.value;
