@@ -195,15 +195,19 @@ fn read(path: &Path) -> Result<std::io::Result<Lines>, String> {
     if text.trim().is_empty() {
         return Ok(Ok(Lines::default()));
     }
-    let mut lines = text.lines().enumerate();
-    if lines.next().map(|(_, line)| line.trim()) != Some(HEADER) {
-        return Err(not_a_cache());
-    }
+    // A cache written before the header line (its first line an answer) is read as one.
+    let first = text.lines().next().unwrap_or("").trim();
+    let skip = match first == HEADER {
+        true => 1,
+        false if serde_json::from_str::<Record>(first).is_ok() => 0,
+        false => return Err(not_a_cache()),
+    };
     // A last line without its newline was cut short by a kill: left unread.
     let complete = text.rfind('\n').map_or(0, |at| at + 1);
     let complete_lines = text[..complete].lines().count();
     let mut read = Lines::default();
-    for (i, line) in lines.take(complete_lines.saturating_sub(1)).filter(|(_, line)| !line.trim().is_empty()) {
+    let lines = text.lines().enumerate().take(complete_lines).skip(skip);
+    for (i, line) in lines.filter(|(_, line)| !line.trim().is_empty()) {
         let parsed =
             serde_json::from_str::<Record>(line).map_err(|err| format!("damaged ({err})")).and_then(|record| {
                 let key = record.key().ok_or("an unknown endpoint, rule set or position")?;
@@ -326,6 +330,22 @@ mod tests {
         let err = AnswerCache::open(Some(&path), 10).err().unwrap();
         assert!(err.contains("not an answer cache"), "{err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "my notes\n");
+        // A cache written before the header line is read as one, and rewritten with it.
+        let legacy = format!(
+            "{}\n",
+            serde_json::to_string(&Record {
+                endpoint: "mainline".to_string(),
+                rules: "standard".to_string(),
+                position: key(5).2.to_string(),
+                answer: json!({ "line": [] }),
+            })
+            .unwrap()
+        );
+        std::fs::write(&path, &legacy).unwrap();
+        let (cache, warnings) = open(&path, 10);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(cache.get(&key(5)), Some(json!({ "line": [] })));
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().next(), Some(HEADER));
         // An empty file becomes a cache; one that cannot be written keeps answers in memory.
         std::fs::write(&path, "").unwrap();
         let (cache, warnings) = open(&path, 10);
