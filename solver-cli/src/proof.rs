@@ -594,7 +594,7 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
     let turns = kalah::moves::first_turns(&rules, &start);
     let (mut tests, mut checks) = (0, 0);
     let map = loop {
-        let (map, _) = current_map(&rules, &start, &start_name, proofs)?;
+        let (map, not_counted) = current_map(&rules, &start, &start_name, proofs)?;
         proof::map::write_map(&stem, map.clone()).map_err(|err| anyhow::anyhow!(err))?;
         let stopped = stop_requested(&interrupt, deadline);
         let Some((opening, (_, after))) = map.openings.iter().zip(&turns).find(|(o, _)| o.value.is_none()) else {
@@ -604,9 +604,9 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
             break map;
         }
         // A test of this turn still open (or decided and not yet checked) goes first.
-        let pending = proof::proven::proof_dirs(proofs).into_iter().find(|dir| {
+        // (The proofs that do not count yet are those the map just left out: no second walk.)
+        let pending = not_counted.into_iter().map(|(dir, _)| dir).find(|dir| {
             Spec::load(dir).is_ok_and(|spec| spec.rules.for_values() == rules.for_values() && spec.root == *after)
-                && proof::proven::checked_proof(dir).is_err()
         });
         let Some(dir) = pending else {
             let guess = match (guesses.get(&opening.moves), search.estimated_value(after, 1 << 16)) {
