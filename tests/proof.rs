@@ -8,7 +8,7 @@ use std::time::Duration;
 use kalah::jobs::Shard;
 use kalah::proof::log::{Record, log_path, logs_in};
 use kalah::proof::run::{Stop, read_logs, read_records};
-use kalah::proof::{self, Claim, RunOptions, RunReport, Spec, Tree};
+use kalah::proof::{self, Claim, Resample, RunOptions, RunReport, Spec, Tree};
 use kalah::search::{Search, SearchOptions};
 use kalah::{Position, Rules, Solver};
 
@@ -46,7 +46,7 @@ fn records(dir: &Path) -> Vec<Record> {
 /// Checks the proof in `dir`, searching every leaf again.
 fn check(dir: &Path) -> proof::CheckReport {
     let spec = Spec::load(dir).unwrap();
-    proof::check(&spec, &records(dir), Some(&mut search(spec.rules)), usize::MAX, 7).unwrap()
+    proof::check(&spec, &records(dir), Some(Resample::new(&mut search(spec.rules), usize::MAX, 7))).unwrap()
 }
 
 fn rewrite_log(dir: &Path, records: &[Record]) {

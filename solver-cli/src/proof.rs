@@ -112,6 +112,11 @@ pub struct CheckArgs {
     /// Chooses the sample (default: from the clock).
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
+    /// Take the leaves an earlier, unfinished check searched again from its progress file
+    /// (`DIR/check-progress.jsonl`, to which every check appends each leaf as it is searched)
+    /// instead of searching them once more.
+    #[arg(long)]
+    resume: bool,
     #[command(flatten)]
     search: SearchArgs,
     /// Print JSON instead of text.
@@ -416,7 +421,11 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
         0 => None,
         _ => Some(Search::new(spec.rules, db.as_ref(), &args.search.options(&spec.rules, &spec.root, db.as_ref()))?),
     };
-    let report = proof::check(&spec, &records, search.as_mut(), args.sample, seed)?;
+    let resample = match search.as_mut() {
+        Some(search) => Some(resample_with_progress(&args.dir, search, args.sample, seed, args.resume)?),
+        None => None,
+    };
+    let report = proof::check(&spec, &records, resample)?;
     let text = if args.json {
         format!(
             "{}\n",
@@ -443,17 +452,61 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
 
 /// The check's report as text: what a committed `check-*.txt` transcript holds, and what
 /// [`proof::proven`] reads back.
-fn check_text(spec: &Spec, report: &proof::CheckReport, seed: u64) -> String {
-    let (verdict, size) = report.heading(spec);
-    let mut text = format!("{verdict}\n{size} (seed {seed})\n");
-    for leaf in &report.searched {
-        text += &format!(
-            "  {} {}: {} ({} nodes, {:.1} s)\n",
+/// The file to which a check appends every leaf it searches again, as it goes.
+const CHECK_PROGRESS: &str = "check-progress.jsonl";
+
+/// A check's searches of leaves, each appended to the proof's progress file as it ends and told on
+/// stderr; with `resume`, the leaves that file holds (from an unfinished check) are taken as
+/// they are.
+fn resample_with_progress<'s, 'db>(
+    dir: &std::path::Path,
+    search: &'s mut Search<'db>,
+    sample: usize,
+    seed: u64,
+    resume: bool,
+) -> anyhow::Result<proof::Resample<'s, 'db>> {
+    let path = dir.join(CHECK_PROGRESS);
+    let earlier = match std::fs::read_to_string(&path) {
+        Ok(text) if resume => kalah::jsonl::parse_complete_lines::<proof::LeafSearch>(&path, &text, 1)?.0,
+        Ok(_) => Vec::new(),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(err) => return Err(anyhow::Error::new(err).context(path.display().to_string())),
+    };
+    if !earlier.is_empty() {
+        eprintln!("{}: {} leaves searched again by an earlier check", path.display(), earlier.len());
+    }
+    let mut progress =
+        kalah::jsonl::Appender::open(&path).map_err(|source| ProofError::Io { path: path.clone(), source })?;
+    let mut resample = proof::Resample::new(search, sample, seed);
+    resample.earlier = earlier;
+    resample.on_leaf = Box::new(move |place, count, leaf| {
+        progress.append(leaf).map_err(|source| ProofError::Io { path: path.clone(), source })?;
+        eprintln!(
+            "leaf {}/{count}: {} {}: {} ({} nodes, {:.1} s)",
+            place + 1,
             leaf.position,
             leaf.claim,
             if leaf.confirmed { "confirmed" } else { "NOT confirmed" },
             leaf.nodes,
             leaf.seconds
+        );
+        Ok(())
+    });
+    Ok(resample)
+}
+
+fn check_text(spec: &Spec, report: &proof::CheckReport, seed: u64) -> String {
+    let (verdict, size) = report.heading(spec);
+    let mut text = format!("{verdict}\n{size} (seed {seed})\n");
+    for leaf in &report.searched {
+        text += &format!(
+            "  {} {}: {} ({} nodes, {:.1} s{})\n",
+            leaf.position,
+            leaf.claim,
+            if leaf.confirmed { "confirmed" } else { "NOT confirmed" },
+            leaf.nodes,
+            leaf.seconds,
+            if leaf.earlier { ", by an earlier run" } else { "" }
         );
     }
     for problem in &report.problems {
@@ -654,7 +707,8 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         let seed =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
         search.set_deadline(None);
-        let report = proof::check(&spec, &records, Some(&mut search), usize::MAX, seed)?;
+        let resample = resample_with_progress(&dir, &mut search, usize::MAX, seed, true)?;
+        let report = proof::check(&spec, &records, Some(resample))?;
         let transcript = dir.join(format!("check-{}.txt", utc_date()));
         kalah::atomic::write_bytes(&transcript, check_text(&spec, &report, seed).as_bytes())?;
         checks += 1;

@@ -77,6 +77,27 @@ fn a_proof_is_grown_checked_and_reported() {
     assert_eq!(check["passed"], true);
     assert_eq!(check["report"]["sampled"], check["report"]["proof_leaves"]);
 
+    // Each leaf searched again went to the progress file as it ended. `--resume` takes the
+    // leaves found there as they are: a forged "not confirmed" makes the check fail with it, and
+    // only with it.
+    let progress = dir.join("check-progress.jsonl");
+    let lines = std::fs::read_to_string(&progress).unwrap();
+    let leaves = check["report"]["sampled"].as_u64().unwrap() as usize;
+    assert_eq!(lines.lines().count(), leaves, "{lines}");
+    let first: Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    let forged = lines.replacen(r#""confirmed":true"#, r#""confirmed":false"#, 1);
+    std::fs::write(&progress, &forged).unwrap();
+    let out = proof("check", &dir, &["--sample", "1000", "--resume", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let resumed = json_of(&out);
+    let searched = resumed["report"]["searched"].as_array().unwrap();
+    assert_eq!(searched.iter().filter(|leaf| leaf["earlier"] == true).count(), leaves);
+    assert!(searched.iter().any(|leaf| leaf["position"] == first["position"] && leaf["confirmed"] == false));
+    assert_eq!(std::fs::read_to_string(&progress).unwrap(), forged, "nothing searched, nothing added");
+    let out = proof("check", &dir, &["--sample", "1000", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "without --resume every leaf is searched again");
+    assert_eq!(std::fs::read_to_string(&progress).unwrap().lines().count(), 2 * leaves);
+
     let text = String::from_utf8(proof("status", &dir, &[]).stdout).unwrap();
     assert!(text.contains("value >= 2") && text.contains("proven"), "{text}");
     let out = proof("merge", &dir, &["--json"]);

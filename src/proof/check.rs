@@ -10,7 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::log::{Expansion, Record, Settled};
 use super::{ProofError, Spec, turn_text};
@@ -59,7 +59,7 @@ pub struct CheckReport {
 }
 
 /// One leaf searched again by the check.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LeafSearch {
     /// The leaf.
     pub position: String,
@@ -71,6 +71,37 @@ pub struct LeafSearch {
     pub nodes: u64,
     /// Seconds it took.
     pub seconds: f64,
+    /// Whether an earlier run of the check searched it (see [`Resample::earlier`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub earlier: bool,
+}
+
+/// How the check searches leaves again.
+pub struct Resample<'s, 'db> {
+    /// The search that does it.
+    pub search: &'s mut Search<'db>,
+    /// How many leaves (all of them when there are no more).
+    pub sample: usize,
+    /// Chooses them.
+    pub seed: u64,
+    /// Leaves an earlier, unfinished run of the check searched again (say from its progress
+    /// file): a chosen leaf found here with the claim the log settles is taken as it is, not
+    /// searched again.
+    pub earlier: Vec<LeafSearch>,
+    /// Told of each leaf as soon as it is searched (its place among the chosen, their count), so
+    /// that a long check can show and keep its progress.
+    pub on_leaf: OnLeaf<'s>,
+}
+
+/// What [`Resample::on_leaf`] is told: the leaf's place among those chosen, their count, and
+/// its search.
+pub type OnLeaf<'s> = Box<dyn FnMut(usize, usize, &LeafSearch) -> Result<(), ProofError> + 's>;
+
+impl<'s, 'db> Resample<'s, 'db> {
+    /// `sample` leaves chosen by `seed`, none searched before, nothing told as they go.
+    pub fn new(search: &'s mut Search<'db>, sample: usize, seed: u64) -> Self {
+        Resample { search, sample, seed, earlier: Vec::new(), on_leaf: Box::new(|_, _, _| Ok(())) }
+    }
 }
 
 impl CheckReport {
@@ -252,15 +283,8 @@ impl Checker<'_> {
 }
 
 /// Checks the proof of `spec` recorded in `records` (every line of every log): the tree by the
-/// rules, then `sample` of its logged leaves (chosen by `seed`) searched again with `search`
-/// (none: no leaf is searched again).
-pub fn check(
-    spec: &Spec,
-    records: &[Record],
-    search: Option<&mut Search<'_>>,
-    sample: usize,
-    seed: u64,
-) -> Result<CheckReport, ProofError> {
+/// rules, then, with `resample`, a sample of its logged leaves searched again (none: no leaf is).
+pub fn check(spec: &Spec, records: &[Record], resample: Option<Resample<'_, '_>>) -> Result<CheckReport, ProofError> {
     let mut checker = Checker {
         spec,
         settled: HashMap::new(),
@@ -303,23 +327,33 @@ pub fn check(
     report.proof_nodes = nodes.len();
     report.proof_leaves = leaves.len();
     report.shown_at = nodes;
-    if let Some(search) = search {
+    if let Some(Resample { search, sample, seed, earlier, mut on_leaf }) = resample {
         let mut chosen = leaves.clone();
         chosen.sort_by_key(|p| xxhash_rust::xxh3::xxh3_64_with_seed(p.to_string().as_bytes(), seed));
         chosen.truncate(sample);
-        for leaf in &chosen {
+        for (place, leaf) in chosen.iter().enumerate() {
             let question = spec.node_claim(leaf);
-            let (beta, holds_if_at_least) = question.board_test(leaf);
-            let (clock, nodes_before) = (std::time::Instant::now(), search.stats().nodes);
-            let holds = search.board_value_at_least(leaf, beta)? == holds_if_at_least;
-            let confirmed = holds == checker.settled[leaf].holds;
-            report.searched.push(LeafSearch {
-                position: leaf.to_string(),
-                claim: question.to_string(),
-                confirmed,
-                nodes: search.stats().nodes - nodes_before,
-                seconds: clock.elapsed().as_secs_f64(),
-            });
+            let (position, claim) = (leaf.to_string(), question.to_string());
+            let searched = match earlier.iter().find(|e| e.position == position && e.claim == claim) {
+                Some(found) => LeafSearch { earlier: true, ..found.clone() },
+                None => {
+                    let (beta, holds_if_at_least) = question.board_test(leaf);
+                    let (clock, nodes_before) = (std::time::Instant::now(), search.stats().nodes);
+                    let holds = search.board_value_at_least(leaf, beta)? == holds_if_at_least;
+                    let searched = LeafSearch {
+                        position,
+                        claim,
+                        confirmed: holds == checker.settled[leaf].holds,
+                        nodes: search.stats().nodes - nodes_before,
+                        seconds: clock.elapsed().as_secs_f64(),
+                        earlier: false,
+                    };
+                    on_leaf(place, chosen.len(), &searched)?;
+                    searched
+                }
+            };
+            let confirmed = searched.confirmed;
+            report.searched.push(searched);
             report.sampled += 1;
             if confirmed {
                 report.confirmed += 1;

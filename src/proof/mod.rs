@@ -69,7 +69,7 @@ use crate::rules::Rules;
 use crate::search::SearchError;
 
 pub use crate::claim::{Bound, Claim};
-pub use check::{CheckReport, Verdict, check};
+pub use check::{CheckReport, LeafSearch, Resample, Verdict, check};
 pub use log::{Expansion, Record, Settled, SettledBy};
 pub use progress::{HourOfWork, progress};
 pub use run::{RunOptions, RunReport, TaskOutcome, TaskReport, work};

@@ -45,7 +45,7 @@ pub struct CheckedProof {
 pub fn checked_proof(dir: &Path) -> Result<CheckedProof, String> {
     let spec = Spec::load(dir).map_err(|err| err.to_string())?;
     let records = read_records(dir).map_err(|err| err.to_string())?;
-    let walk = check(&spec, &records, None, 0, 0).map_err(|err| err.to_string())?;
+    let walk = check(&spec, &records, None).map_err(|err| err.to_string())?;
     let holds = match walk.verdict {
         Verdict::Proven => true,
         Verdict::Refuted => false,
