@@ -56,7 +56,7 @@ pub fn openings_by_value(values: impl IntoIterator<Item = i32>) -> Vec<(i32, usi
     counts.into_iter().rev().collect()
 }
 
-/// `openings_by_value` as text: `+46 ×3, +44 ×12, 0 ×1`.
+/// `openings_by_value` as text: `+46 x3, +44 x12, 0 x1`.
 pub fn openings_by_value_text(values: impl IntoIterator<Item = i32>, separator: &str) -> String {
     let signed = |v: i32| if v > 0 { format!("+{v}") } else { v.to_string() };
     openings_by_value(values).iter().map(|(v, n)| format!("{} x{n}", signed(*v))).collect::<Vec<_>>().join(separator)

@@ -35,6 +35,7 @@ pub mod proof;
 pub mod published;
 pub mod rules;
 pub mod search;
+pub mod shard;
 pub mod solve;
 
 pub use answer::{Analysis, Opening};

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use kalah::database::Layout;
-use kalah::database::build::{self, BuildOptions, LayerReport, Progress, Silent};
+use kalah::database::builder::{self, BuildOptions, LayerReport, Progress, Silent};
 use kalah::database::{Database, DbError, database_dir, layer_path};
 use kalah::index::Layer;
 use kalah::rules::{Capture, Remaining, Rules};
@@ -216,7 +216,7 @@ fn an_interrupted_build_resumes_and_produces_identical_files() {
         layout: Layout::Packed,
         cyclic: Default::default(),
     };
-    let err = build::build(resumed.path(), &rules, 6, &options, &StopAfter(7, AtomicBool::new(false))).unwrap_err();
+    let err = builder::build(resumed.path(), &rules, 6, &options, &StopAfter(7, AtomicBool::new(false))).unwrap_err();
     assert!(matches!(err, DbError::Interrupted { last_complete: Some(7) }), "{err}");
     let dir = database_dir(resumed.path(), &rules, 6);
     assert!(!layer_path(&dir, 8).exists());
@@ -255,7 +255,7 @@ fn the_fast_builder_path_writes_the_same_files_as_the_plain_move_generator() {
                                 layout,
                                 cyclic: Default::default(),
                             };
-                            build::build(root.path(), &rules, houses, &options, &Silent).unwrap();
+                            builder::build(root.path(), &rules, houses, &options, &Silent).unwrap();
                         }
                         for seeds in 0..=max_seeds {
                             let [fast, plain] = roots.each_ref().map(|root| {

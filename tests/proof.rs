@@ -5,11 +5,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use kalah::jobs::Shard;
 use kalah::proof::log::{Record, log_path, logs_in};
 use kalah::proof::run::{Stop, read_logs, read_records};
 use kalah::proof::{self, Claim, Resample, RunOptions, RunReport, Spec, Tree};
 use kalah::search::{Search, SearchOptions};
+use kalah::shard::Shard;
 use kalah::{Position, Rules, Solver};
 
 fn search(rules: Rules) -> Search<'static> {

@@ -8,7 +8,7 @@ use std::time::Instant;
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use kalah::Position;
-use kalah::database::build::{self, BuildOptions, CyclicMethod, LayerReport, Progress};
+use kalah::database::builder::{self, BuildOptions, CyclicMethod, LayerReport, Progress};
 use kalah::database::verify::{self, Mismatch, Verification};
 use kalah::database::{Database, DbError, Layout, database_dir};
 use serde_json::json;
@@ -195,7 +195,7 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<String> {
     };
     let clock = Instant::now();
     let bars = Bars::default();
-    let reports = pool.install(|| build::build(&args.db.db, &rules, args.houses, &options, &bars))?;
+    let reports = pool.install(|| builder::build(&args.db.db, &rules, args.houses, &options, &bars))?;
     let seconds = clock.elapsed().as_secs_f64();
     let dir = database_dir(&args.db.db, &rules, args.houses);
     let positions: u64 = reports.iter().map(|r| r.positions).sum();

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use kalah::jobs::{self, Compute, ItemResult, Job, JobError, Shard};
+use kalah::jobs::{self, Compute, ItemResult, Job, JobError};
+use kalah::shard::Shard;
 use serde_json::json;
 
 use crate::search::{SearchArgs, Shown};

@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
-use kalah::jobs::Shard;
 use kalah::proof::{self, Claim, ProofError, RunOptions, Spec, Status, TaskOutcome, Tree};
 use kalah::search::Search;
+use kalah::shard::Shard;
 use serde_json::json;
 
 use kalah::engine::Load;

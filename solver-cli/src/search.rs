@@ -9,7 +9,7 @@ use indicatif::ProgressDrawTarget;
 use indicatif::{ProgressBar, ProgressStyle};
 use kalah::Position;
 use kalah::answer::{self, Analysis, BoundedAnswer, PositionAnswer, Source};
-use kalah::database::build::{LayerReport, Progress};
+use kalah::database::builder::{LayerReport, Progress};
 use kalah::database::{Database, DbError};
 use kalah::engine::book::{OpeningBook, StartMap};
 use kalah::engine::{self, Databases, Load, Preparation};

@@ -6,7 +6,7 @@
 //! pie and early end never change it), so one database serves e.g. `bga` with and without the pie
 //! rule. Files live in `ROOT/<houses>h-<rules>/layer-<seeds>.kdb`.
 
-pub mod build;
+pub mod builder;
 pub mod format;
 pub mod packed;
 pub mod values;

@@ -88,7 +88,7 @@ pub fn positions_to_verify(db: &Database, samples: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::database::Layout;
-    use crate::database::build::{self, BuildOptions};
+    use crate::database::builder::{self, BuildOptions};
     use crate::engine::Quietly;
     use crate::rules::Rules;
 
@@ -103,7 +103,7 @@ mod tests {
             layout: Layout::Packed,
             cyclic: Default::default(),
         };
-        build::build(root.path(), &rules, 3, &options, &Quietly).unwrap();
+        builder::build(root.path(), &rules, 3, &options, &Quietly).unwrap();
         let db = Database::open(root.path(), &rules, 3).unwrap();
         let found = verify(&db, 50, &|_| {}).unwrap();
         let sizes: Vec<u64> = (0..=10).map(|seeds| db.layer(seeds).unwrap().len()).collect();
@@ -133,7 +133,7 @@ mod tests {
             layout: Layout::Packed,
             cyclic: Default::default(),
         };
-        build::build(root.path(), &rules, 3, &options, &Quietly).unwrap();
+        builder::build(root.path(), &rules, 3, &options, &Quietly).unwrap();
         let path = crate::database::layer_path(&crate::database::database_dir(root.path(), &rules, 3), 9);
         let bytes = std::fs::read(&path).unwrap();
         let (header, start) = crate::database::format::Header::decode(&path, &bytes).unwrap();

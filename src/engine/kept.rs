@@ -133,7 +133,7 @@ impl KeptEngines {
 mod tests {
     use super::*;
     use crate::board::Position;
-    use crate::database::build::{self, BuildOptions};
+    use crate::database::builder::{self, BuildOptions};
     use crate::engine::Quietly;
 
     #[test]
@@ -146,7 +146,7 @@ mod tests {
             layout: Layout::Packed,
             cyclic: Default::default(),
         };
-        build::build(root.path(), &Rules::STANDARD, 3, &options, &Quietly).unwrap();
+        builder::build(root.path(), &Rules::STANDARD, 3, &options, &Quietly).unwrap();
         let engines = KeptEngines::new(root.path().to_path_buf(), Some(5), 1 << 20, 16 << 20);
         let first = engines.get(&Rules::STANDARD, 3).unwrap();
         assert_eq!(first.database.as_ref().map(|db| db.max_seeds()), Some(5), "limited to 5 seeds");

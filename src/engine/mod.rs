@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use crate::answer::{PositionAnswer, Source, moves_best_first, wdl};
 use crate::board::Position;
-use crate::database::build::{self, BuildOptions, Progress};
+use crate::database::builder::{self, BuildOptions, Progress};
 use crate::database::{Database, DbError, Layout};
 use crate::rules::Rules;
 use crate::search::{Search, SearchError, SearchOptions};
@@ -167,7 +167,7 @@ pub fn database_for(
         layout: databases.layout,
         cyclic: Default::default(),
     };
-    match build::build(&databases.root, rules, houses, &options, report) {
+    match builder::build(&databases.root, rules, houses, &options, report) {
         Ok(_) => load(open()?),
         // A place the database cannot be written (or is being built by another run) costs
         // time, never the answer: the search does without.

@@ -41,8 +41,8 @@ pub mod results;
 mod runner;
 mod solving;
 
+use crate::shard::Shard;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use crate::search::SearchError;
 use crate::search::table::SnapshotError;
@@ -111,46 +111,6 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> JobError + '_ {
     move |source| JobError::Io { path: path.to_path_buf(), source }
 }
 
-/// A deterministic share of a job's tasks: shard `index` of `count` takes every task whose
-/// number (from 0, in [`Job::tasks`] order) leaves remainder `index - 1` when divided by `count`.
-/// Dealing tasks round-robin spreads the openings of one big item over all shards.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    /// From 1.
-    pub index: usize,
-    /// How many shards there are.
-    pub count: usize,
-}
-
-impl Shard {
-    /// Whether task number `task` (from 0) is this shard's.
-    pub fn takes(&self, task: usize) -> bool {
-        task % self.count == self.index - 1
-    }
-}
-
-impl FromStr for Shard {
-    type Err = String;
-
-    /// `I/N`, e.g. `2/8`, with 1 <= I <= N.
-    fn from_str(text: &str) -> Result<Shard, String> {
-        let bad = || format!("'{text}' is not a shard I/N with 1 <= I <= N, e.g. 2/8");
-        let (index, count) = text.split_once('/').ok_or_else(bad)?;
-        let (index, count): (usize, usize) =
-            (index.trim().parse().map_err(|_| bad())?, count.trim().parse().map_err(|_| bad())?);
-        if index == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
-}
-
-impl std::fmt::Display for Shard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
-
 /// Where a job's files go: `DIR/NAME[.shard-I-of-N]` followed by `.tasks.jsonl` (the log),
 /// `.csv` and `.jsonl` (the results).
 pub fn file_stem(dir: &Path, name: &str, shard: Option<Shard>) -> PathBuf {
@@ -192,17 +152,6 @@ mod tests {
             assert!(err.contains("beyond every value"), "{bad}: {err}");
         }
         assert!("value >= 99999999999999999999".parse::<Compute>().is_err());
-    }
-
-    #[test]
-    fn shards_deal_every_task_to_exactly_one_shard() {
-        let shards: Vec<Shard> = (1..=3).map(|i| format!("{i}/3").parse().unwrap()).collect();
-        for task in 0..20 {
-            assert_eq!(shards.iter().filter(|s| s.takes(task)).count(), 1);
-        }
-        for bad in ["0/3", "4/3", "1", "a/b", "1/0"] {
-            assert!(bad.parse::<Shard>().is_err(), "{bad}");
-        }
     }
 
     #[test]

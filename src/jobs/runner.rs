@@ -7,9 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{Checkpoints, Compute, Interval, ItemResult, Job, JobError, Log, Proofs, Shard, Task};
+use super::{Checkpoints, Compute, Interval, ItemResult, Job, JobError, Log, Proofs, Task};
 use crate::engine::{Load, Preparation, Quietly, Setup};
 use crate::search::{Search, SearchError};
+use crate::shard::Shard;
 
 /// How a job runs, beyond how its searches are set up.
 #[derive(Clone, Debug)]

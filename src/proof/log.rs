@@ -16,9 +16,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{ProofError, io_error};
 use crate::board::Position;
-use crate::jobs::Shard;
 use crate::lock::FileLock;
 use crate::notation::parse_position;
+use crate::shard::Shard;
 
 /// What settled a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

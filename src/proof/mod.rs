@@ -30,13 +30,10 @@
 //! proof without a hand-tuned order of expansion, and they need nothing but the tree the log
 //! rebuilds, so every machine that reads the log agrees on what is left.
 //!
-//! A task that runs out of budget is the costliest thing a run does: proving empty-capture
-//! Kalah(6,5) <= 12 (its value, no slack) with 20 M-node tasks over the 24-seed database took
-//! 192 tasks and 3.24 G nodes, 2.4 G of them in the 122 tasks that failed. So a leaf with more
-//! seeds than nine in ten of the nodes a search has settled is expanded without a task
-//! ([`Tree::too_big_for_a_task`]): 191 tasks and 2.95 G nodes. Counting a fresh leaf as more
-//! than one task the more seeds it holds (1.5 times a seed, so that siblings of a failed node
-//! look as big as it was) did not pay: 202 tasks and 3.42 G nodes.
+//! A task that runs out of budget is the costliest thing a run does, so a leaf with more seeds
+//! than nine in ten of the nodes a search has settled is expanded without a task
+//! ([`Tree::too_big_for_a_task`]); what this and the rules weighed beside it cost is in
+//! `docs/performance-history.md` ("Proof manager").
 //!
 //! On disk a proof is a directory: `proof.toml` (rules, root, claim, default task budget) and
 //! append-only logs of JSON lines, synced after each line ([`log`]): `log.jsonl` for a whole run,
@@ -44,10 +41,9 @@
 //! killed run loses at most its task in flight. Runs side by side share the work through the
 //! same directory: each notes its task beside its log ([`log::TaskNote`]) and takes the
 //! most-proving leaf no other note names, so N shards work the N most-proving leaves without a
-//! manager. (Fixed shares by a hash of the leaf made each shard work its own share's best leaf,
-//! however far from the proof's: 23 times the nodes of one run on standard Kalah(6,4) >= 8 with
-//! 4 shards; the notes: 1.4 times.) [`check`](mod@check) confirms a proof independently: it
-//! walks the logged tree with the rules engine and re-searches a sample of its leaves.
+//! manager (fixed shares by a hash of the leaf cost far more: `docs/performance-history.md`).
+//! [`check`](mod@check) confirms a proof independently: it walks the logged tree with the rules
+//! engine and re-searches a sample of its leaves.
 
 pub mod check;
 pub mod log;

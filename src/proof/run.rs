@@ -14,10 +14,10 @@ use super::log::{Appender, Expansion, Record, Settled, SettledBy, Tail, TaskNote
 use super::shared::SharedBounds;
 use super::{Claim, ProofError, Tree, turn_text};
 use crate::board::Position;
-use crate::jobs::Shard;
 use crate::lock::FileLock;
 use crate::moves::first_turns;
 use crate::search::{Search, SearchError};
+use crate::shard::Shard;
 
 /// How a run works.
 #[derive(Clone, Debug)]

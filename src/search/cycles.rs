@@ -2,7 +2,7 @@
 //!
 //! Alpha-beta on board values in which a position that comes back on the line being searched
 //! scores 0: play that goes round for ever banks nothing more. That gives the values the
-//! retrograde analysis of [`crate::database::cyclic`] gives: for each threshold t, a side that
+//! retrograde analysis of `database/builder/cyclic.rs` gives: for each threshold t, a side that
 //! can force a margin of at least t > 0 can do so without ever repeating a position (its
 //! strategy brings the target closer at every move), and a side that cannot is held off it by a
 //! strategy that either repeats or ends lower; both are seen in the tree cut at repetitions.

@@ -3,22 +3,10 @@
 //! where the game ends or the database answers. The estimate only chooses where the zero-window
 //! tests start, so it may be wrong; every value reported still comes from the tests.
 //!
-//! What it buys, measured on empty-capture Kalah(6,5) with the 30-seed database, one thread: from
-//! a guess of 0, MTD(f) spends 114 M nodes (34 M on the first test, 37 M proving >= 10, 40 M
-//! proving < 14); from 10, 90 M; from the true 12, 81 M; from the estimate, 94 M in all (60.8 s
-//! against 86.1 s from 0 on the same day). Over the 24-seed database the estimate says +9 to +11
-//! at depths 18 to 21 (2-18 M nodes, 5-8 M nodes per second: no table, no tests). On Kalah(6,4) the
-//! guess changes little (4.3 M nodes from 0, 4.1 M from 8 to 10, standard rules), so positions
-//! nearer the database start from 0 as before. It is no sure gain: the Kalah(6,5) mid-game
-//! position `7 0 2 0 8 8 3 1 7 7 7 7 1 2 N` (empty capture, 24-seed database) took 68.3 M nodes
-//! from 0 and takes 73.0 M from the estimate, the estimate's own included (48.8 s, as before).
-//!
-//! The estimate's nodes far from its horizon also leave their best move in the table, as in
-//! iterative deepening, and the zero-window tests try it first. On empty-capture Kalah(6,5) that
-//! decides the first test (>= 10): after the opening's extra turn the house order tried three
-//! moves that fall short (48 M nodes) before the one that reaches it; with the estimate's move
-//! the test costs 1 M nodes. One thread, 30-seed database: 89.6 M nodes in all -> 79.4 M, the
-//! estimate included; the mid-game position above 73.0 M -> 55.2 M (56.0 s -> 37.6 s).
+//! Far above the database a good first guess saves whole zero-window tests, and the estimate's
+//! nodes far from its horizon leave their best move in the table, as in iterative deepening,
+//! where the zero-window tests try it first. What each buys, and the constants below, are
+//! measured in `docs/performance-history.md` ("The first guess", "Search constants").
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -33,11 +21,7 @@ const GUESS_MIN_SEEDS: u32 = 28;
 
 /// The estimate deepens until one iteration searches this many nodes: [`GUESS_NODES_FAR`] from
 /// [`GUESS_FAR_SEEDS`] seeds beyond the database on, where the tests need the estimate's moves
-/// deeper down, else [`GUESS_NODES_NEAR`]. Measured with the estimate's moves in the table
-/// (empty-capture Kalah(6,5), 2 threads): 30 seeds beyond the 30-seed database, 2^19 against
-/// 2^21: 71.7 M nodes against 80.3 M, 1.5-2 s faster; the mid-game position of the module notes
-/// (31 beyond the 24-seed database) 42.9 M against 55.2 M on one thread; 36 seeds beyond the
-/// 24-seed database, 725 M nodes and 261 s against 633 M and 227 s.
+/// deeper down, else [`GUESS_NODES_NEAR`].
 const GUESS_NODES_NEAR: u64 = 1 << 19;
 /// See [`GUESS_NODES_NEAR`].
 const GUESS_NODES_FAR: u64 = 1 << 21;
@@ -60,11 +44,7 @@ const GUESS_MAX_DEPTH: u32 = 64;
 /// [`LONE_TEST_LEAD_BELOW_ROOT`] seeds below its root.
 pub(super) const LEAD_BELOW_ROOT: u32 = 8;
 /// See [`LEAD_BELOW_ROOT`]. Each lead estimate far above the database costs up to 4 M nodes, and a
-/// cold test pays for every one: on the nine empty-capture Kalah(6,6) proof leaves of
-/// `scripts/bench-proof-leaves.sh` (one thread, 24-seed database) 8 seeds below the root took
-/// 1,345 M nodes (most of them estimates: 121.8 M of 127.8 M on one leaf), 2 seeds 452 M; 3 and 4
-/// seeds 86.7 M and 131.2 M on the leaf that needs them most (40.0 M with 2), none over 1 G
-/// (docs/performance-history.md).
+/// cold test pays for every one.
 pub(super) const LONE_TEST_LEAD_BELOW_ROOT: u32 = 2;
 /// See [`LEAD_BELOW_ROOT`]: nearer the database the subtrees are too small to pay for an estimate.
 const LEAD_MIN_SEEDS: u32 = 24;

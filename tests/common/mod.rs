@@ -10,7 +10,7 @@ use std::path::Path;
 use kalah::Position;
 use kalah::database::Database;
 use kalah::database::Layout;
-use kalah::database::build::{self, BuildOptions, LayerReport, Silent};
+use kalah::database::builder::{self, BuildOptions, LayerReport, Silent};
 use kalah::index::Layer;
 use kalah::moves::MoveEffect;
 use kalah::rules::Rules;
@@ -24,7 +24,7 @@ pub fn build_db(root: &Path, rules: &Rules, houses: usize, max_seeds: usize) -> 
         layout: Layout::Packed,
         cyclic: Default::default(),
     };
-    build::build(root, rules, houses, &options, &Silent).expect("the build succeeds")
+    builder::build(root, rules, houses, &options, &Silent).expect("the build succeeds")
 }
 
 /// As [`build_db`], then opens the database.
