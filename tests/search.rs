@@ -153,7 +153,7 @@ fn principal_variations_are_legal_and_end_at_the_value() {
     for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE, Rules::BGA, Rules::SWEDISH] {
         for (houses, seeds) in [(4, 3), (3, 4), (5, 2)] {
             let start = Position::start(houses, seeds).unwrap();
-            let mut search = Search::new(rules, None, &options()).unwrap();
+            let mut search = Search::new(values, None, &options()).unwrap();
             let value = search.value(&start).unwrap();
             let line = search.principal_variation(&start).unwrap();
             assert_line_reaches(&rules, &start, &line, value);
@@ -225,4 +225,33 @@ fn a_database_for_other_rules_or_boards_is_refused() {
     let mut search = Search::new(Rules { pie: true, ..Rules::STANDARD }, Some(&db), &options()).unwrap();
     let err = search.value(&Position::start(4, 1).unwrap()).unwrap_err();
     assert!(err.to_string().contains("is for 3 houses, not 4 houses"), "{err}");
+}
+
+/// Under Board Game Arena's and Wetherell's rules a game ends as soon as a store holds more than
+/// half of the seeds; values here are full-play margins, which that end cannot cut. A claim about
+/// who wins can: once the mover's store holds more than half, every way the game goes on leaves
+/// the mover ahead. The seeds' bound is that cut (the mover's final margin is at least its store
+/// less everything else, `2 * store - total`), so the zero-window tests of win, draw and loss
+/// take it with no rule of their own: their answers equal the reference solver's on every start
+/// up to 4 houses and 24 seeds.
+#[test]
+fn who_wins_under_early_end_rules_matches_the_reference_solver() {
+    for rules in [Rules::BGA, Rules::WETHERELL, "bga capture=empty".parse().unwrap()] {
+        let values = rules.for_values();
+        let mut solver = Solver::new(values).unwrap();
+        for houses in 1..=4 {
+            for seeds in (1..=6u32).filter(|&seeds| 2 * houses as u32 * seeds <= 24) {
+                let start = Position::start(houses, seeds).unwrap();
+                let value = solver.board_value(&start);
+                let mut search = Search::new(values, None, &options()).unwrap();
+                for beta in [1, 0] {
+                    assert_eq!(
+                        search.board_value_at_least(&start, beta).unwrap(),
+                        value >= beta,
+                        "{rules} Kalah({houses},{seeds}): value {value}, test >= {beta}"
+                    );
+                }
+            }
+        }
+    }
 }
