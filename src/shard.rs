@@ -3,9 +3,9 @@
 
 use std::str::FromStr;
 
-/// A deterministic share of a job's tasks: shard `index` of `count` takes every task whose
-/// number (from 0, in [`crate::jobs::Job::tasks`] order) leaves remainder `index - 1` when divided by `count`.
-/// Dealing tasks round-robin spreads the openings of one big item over all shards.
+/// One of `count` runs side by side. Of a job's tasks, shard `index` takes every one whose
+/// number (from 0, in [`crate::jobs::Job::tasks`] order) leaves remainder `index - 1` when
+/// divided by `count`: dealt round-robin, the openings of one big item spread over all shards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
     /// From 1.

@@ -153,7 +153,7 @@ fn principal_variations_are_legal_and_end_at_the_value() {
     for rules in [Rules::STANDARD, Rules::EMPTY_CAPTURE, Rules::BGA, Rules::SWEDISH] {
         for (houses, seeds) in [(4, 3), (3, 4), (5, 2)] {
             let start = Position::start(houses, seeds).unwrap();
-            let mut search = Search::new(values, None, &options()).unwrap();
+            let mut search = Search::new(rules, None, &options()).unwrap();
             let value = search.value(&start).unwrap();
             let line = search.principal_variation(&start).unwrap();
             assert_line_reaches(&rules, &start, &line, value);

@@ -450,8 +450,6 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
     Ok(text)
 }
 
-/// The check's report as text: what a committed `check-*.txt` transcript holds, and what
-/// [`proof::proven`] reads back.
 /// The file to which a check appends every leaf it searches again, as it goes.
 const CHECK_PROGRESS: &str = "check-progress.jsonl";
 
@@ -495,6 +493,8 @@ fn resample_with_progress<'s, 'db>(
     Ok(resample)
 }
 
+/// The check's report as text: what a committed `check-*.txt` transcript holds, and what
+/// [`proof::proven`] reads back.
 fn check_text(spec: &Spec, report: &proof::CheckReport, seed: u64) -> String {
     let (verdict, size) = report.heading(spec);
     let mut text = format!("{verdict}\n{size} (seed {seed})\n");

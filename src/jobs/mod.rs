@@ -41,11 +41,11 @@ pub mod results;
 mod runner;
 mod solving;
 
-use crate::shard::Shard;
 use std::path::{Path, PathBuf};
 
 use crate::search::SearchError;
 use crate::search::table::SnapshotError;
+use crate::shard::Shard;
 
 pub use file::{Compute, Goal, Item, Job, Task};
 pub use log::{Interval, Known, Log, Proofs, Record, log_path, logs_in};
