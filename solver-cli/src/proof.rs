@@ -464,11 +464,11 @@ fn resample_with_progress<'s, 'db>(
     resume: bool,
 ) -> anyhow::Result<proof::Resample<'s, 'db>> {
     let path = dir.join(CHECK_PROGRESS);
-    let earlier = match std::fs::read_to_string(&path) {
-        Ok(text) if resume => kalah::jsonl::parse_complete_lines::<proof::LeafSearch>(&path, &text, 1)?.0,
-        Ok(_) => Vec::new(),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(err) => return Err(anyhow::Error::new(err).context(path.display().to_string())),
+    let earlier = match resume.then(|| std::fs::read_to_string(&path)) {
+        Some(Ok(text)) => kalah::jsonl::parse_complete_lines::<proof::LeafSearch>(&path, &text, 1)?.0,
+        None => Vec::new(),
+        Some(Err(err)) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Some(Err(err)) => return Err(anyhow::Error::new(err).context(path.display().to_string())),
     };
     if !earlier.is_empty() {
         eprintln!("{}: {} leaves searched again by an earlier check", path.display(), earlier.len());
@@ -479,18 +479,23 @@ fn resample_with_progress<'s, 'db>(
     resample.earlier = earlier;
     resample.on_leaf = Box::new(move |place, count, leaf| {
         progress.append(leaf).map_err(|source| ProofError::Io { path: path.clone(), source })?;
-        eprintln!(
-            "leaf {}/{count}: {} {}: {} ({} nodes, {:.1} s)",
-            place + 1,
-            leaf.position,
-            leaf.claim,
-            if leaf.confirmed { "confirmed" } else { "NOT confirmed" },
-            leaf.nodes,
-            leaf.seconds
-        );
+        eprintln!("leaf {}/{count}: {}", place + 1, leaf_text(leaf));
         Ok(())
     });
     Ok(resample)
+}
+
+/// One leaf searched again, as the check's transcript and its progress on stderr write it.
+fn leaf_text(leaf: &proof::LeafSearch) -> String {
+    format!(
+        "{} {}: {} ({} nodes, {:.1} s{})",
+        leaf.position,
+        leaf.claim,
+        if leaf.confirmed { "confirmed" } else { "NOT confirmed" },
+        leaf.nodes,
+        leaf.seconds,
+        if leaf.earlier { ", by an earlier run" } else { "" }
+    )
 }
 
 /// The check's report as text: what a committed `check-*.txt` transcript holds, and what
@@ -499,15 +504,7 @@ fn check_text(spec: &Spec, report: &proof::CheckReport, seed: u64) -> String {
     let (verdict, size) = report.heading(spec);
     let mut text = format!("{verdict}\n{size} (seed {seed})\n");
     for leaf in &report.searched {
-        text += &format!(
-            "  {} {}: {} ({} nodes, {:.1} s{})\n",
-            leaf.position,
-            leaf.claim,
-            if leaf.confirmed { "confirmed" } else { "NOT confirmed" },
-            leaf.nodes,
-            leaf.seconds,
-            if leaf.earlier { ", by an earlier run" } else { "" }
-        );
+        text += &format!("  {}\n", leaf_text(leaf));
     }
     for problem in &report.problems {
         text += &format!("  problem: {problem}\n");
