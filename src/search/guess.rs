@@ -40,12 +40,9 @@ const GUESS_MAX_DEPTH: u32 = 64;
 /// beyond the database, try first the move of an estimate of their own
 /// ([`Search::lead_by_estimate`]): near the root a wrong first try costs millions of nodes. This
 /// holds for the tests of MTD(f), which reuse the estimates' moves the table keeps from test to
-/// test; a lone test ([`Search::board_value_at_least`], a proof's task) leads by estimate only
-/// [`LONE_TEST_LEAD_BELOW_ROOT`] seeds below its root.
+/// test; a lone test ([`Search::board_value_at_least`], a proof's task) leads by estimate less
+/// (`lone_test`).
 pub(super) const LEAD_BELOW_ROOT: u32 = 8;
-/// See [`LEAD_BELOW_ROOT`]. Each lead estimate far above the database costs up to 4 M nodes, and a
-/// cold test pays for every one.
-pub(super) const LONE_TEST_LEAD_BELOW_ROOT: u32 = 2;
 /// See [`LEAD_BELOW_ROOT`]: nearer the database the subtrees are too small to pay for an estimate.
 const LEAD_MIN_SEEDS: u32 = 24;
 /// A node's estimate deepens until one iteration searches this many nodes, or all of them four
@@ -175,10 +172,19 @@ impl Search<'_> {
     /// probed and the board holds at least [`GUESS_MIN_SEEDS`] seeds more than it, else 0. The
     /// estimate's nodes count as the search's.
     pub(super) fn first_guess(&mut self, board: &Position) -> Result<i32, SearchError> {
-        if self.database.is_none()
-            || self.rules.has_cycles()
-            || board.seeds_on_board() < self.database_seeds + GUESS_MIN_SEEDS
-        {
+        self.first_guess_within(board, None)
+    }
+
+    /// Whether [`Search::first_guess`] estimates `board` (else it is 0).
+    pub(super) fn gets_first_guess(&self, board: &Position) -> bool {
+        self.database.is_some()
+            && !self.rules.has_cycles()
+            && board.seeds_on_board() >= self.database_seeds + GUESS_MIN_SEEDS
+    }
+
+    /// [`Search::first_guess`] with iterations that stop at `nodes` (`None`: as MTD(f)'s).
+    pub(super) fn first_guess_within(&mut self, board: &Position, nodes: Option<u64>) -> Result<i32, SearchError> {
+        if !self.gets_first_guess(board) {
             return Ok(0);
         }
         if let Some(pool) = &self.pool {
@@ -187,11 +193,11 @@ impl Search<'_> {
             pool.install(|| self.table.touch_all());
         }
         let bound = super::seed_bound(board.seeds_on_board());
-        let budget = if board.seeds_on_board() >= self.database_seeds + GUESS_FAR_SEEDS {
+        let budget = nodes.unwrap_or(if board.seeds_on_board() >= self.database_seeds + GUESS_FAR_SEEDS {
             GUESS_NODES_FAR
         } else {
             GUESS_NODES_NEAR
-        };
+        });
         let mut guess = 0;
         for depth in 1..=GUESS_MAX_DEPTH {
             let before = self.stats.nodes;
@@ -235,7 +241,7 @@ impl Search<'_> {
     #[inline]
     pub(super) fn leads_by_estimate(&self, seeds: u32, table_move: u8, hint_work: Option<u8>) -> bool {
         self.database.is_some()
-            && seeds + self.lead_below_root >= self.root_seeds
+            && self.lead_below_root.is_some_and(|below| seeds + below >= self.root_seeds)
             && seeds >= self.database_seeds + LEAD_MIN_SEEDS
             && (table_move == NO_MOVE
                 || hint_work.is_some_and(|work| !hint_is_enough(seeds - self.database_seeds, work)))

@@ -23,6 +23,7 @@
 
 mod cycles;
 mod guess;
+mod lone_test;
 mod split;
 pub mod table;
 
@@ -331,8 +332,8 @@ pub struct Search<'db> {
     /// Seeds on the board at the root of the current zero-window test.
     root_seeds: u32,
     /// Nodes at most this many seeds below the root of a test lead by an estimate of their own
-    /// (see `guess::LEAD_BELOW_ROOT`).
-    lead_below_root: u32,
+    /// (see `guess::LEAD_BELOW_ROOT`); `None`: none do.
+    lead_below_root: Option<u32>,
     /// Under rules with cycles: the positions (house keys) on the line being searched, each with
     /// its ply.
     line: HashMap<u128, u32, BuildHasherDefault<KeyHasher>>,
@@ -399,7 +400,7 @@ impl<'db> Search<'db> {
             since_look: 0,
             ply: 0,
             root_seeds: 0,
-            lead_below_root: guess::LEAD_BELOW_ROOT,
+            lead_below_root: Some(guess::LEAD_BELOW_ROOT),
             line: HashMap::default(),
             horizon: Horizon { moves: FIRST_HORIZON, pessimistic: true },
             first_horizon: FIRST_HORIZON,
@@ -597,27 +598,6 @@ impl<'db> Search<'db> {
             None => self.first_guess(&board)?,
         };
         self.mtdf(&board, guess, (lower, upper), proven)
-    }
-
-    /// Whether the board value of `position` is at least `beta`: one zero-window test, the cheapest
-    /// proof of a bound such as "the first player wins".
-    pub fn board_value_at_least(&mut self, position: &Position, beta: i32) -> Result<bool, SearchError> {
-        self.check_houses(position)?;
-        let board = position.without_stores();
-        if let Some(value) = self.settled(&board)? {
-            return Ok(value >= beta);
-        }
-        let bound = seed_bound(board.seeds_on_board());
-        if beta > bound || beta <= -bound {
-            return Ok(beta <= -bound);
-        }
-        // Far above the database the estimate leaves its moves in the table for the test, and
-        // says which way the test should go, which tells the threads where to split.
-        let guess = self.first_guess(&board)?;
-        self.lead_below_root = guess::LONE_TEST_LEAD_BELOW_ROOT;
-        let result = self.pass(&board, beta, guess >= beta);
-        self.lead_below_root = guess::LEAD_BELOW_ROOT;
-        Ok(result? >= beta)
     }
 
     fn check_houses(&self, position: &Position) -> Result<(), SearchError> {
