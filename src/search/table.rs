@@ -389,7 +389,9 @@ impl Table {
         }
         let len = read_word(&mut file)?;
         if len != self.len as u64 {
-            return Err(unusable(format!("saved from a table of {} bytes, this one has {}", len * 4, self.bytes())));
+            // A damaged length may be any word: no overflow in the message.
+            let saved_bytes = u128::from(len) * 4;
+            return Err(unusable(format!("saved from a table of {saved_bytes} bytes, this one has {}", self.bytes())));
         }
         let tag_len = read_word(&mut file)?;
         let mut saved_tag = vec![0u8; tag_len.min(1 << 16) as usize];
@@ -534,6 +536,12 @@ mod tests {
         let truncated = copy.load(&path, "standard|6").unwrap_err();
         assert!(truncated.to_string().contains("truncated: the file ends"), "{truncated}");
         assert_eq!(copy.probe(k(977)), None, "a truncated snapshot leaves the table empty");
+        // A damaged length word, the largest there is: refused, not an overflow.
+        let mut wild = SNAPSHOT_MAGIC.to_vec();
+        wild.extend(u64::MAX.to_le_bytes());
+        std::fs::write(&path, &wild).unwrap();
+        let refused = copy.load(&path, "standard|6").unwrap_err().to_string();
+        assert!(refused.contains(&format!("saved from a table of {} bytes", u128::from(u64::MAX) * 4)), "{refused}");
     }
 
     #[test]
