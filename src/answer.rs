@@ -3,20 +3,15 @@
 
 use serde::Serialize;
 
+use crate::moves::Turn;
+
 /// A first turn: one move, or a chain of moves linked by extra turns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Opening {
-    /// Houses 1..m from the mover's left, in order.
-    pub moves: Vec<u8>,
+    /// The turn (houses 1..m from the mover's left, in order).
+    pub moves: Turn,
     /// The exact value for the side that played it, stores included.
     pub value: i32,
-}
-
-impl Opening {
-    /// The moves as canonical text, e.g. `1 2`.
-    pub fn text(&self) -> String {
-        self.moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
-    }
 }
 
 /// A solved position: its value and the exact value of every first turn.

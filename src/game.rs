@@ -60,9 +60,10 @@ pub enum IllegalMove {
     },
 }
 
-/// One turn: the consecutive moves of one side, or North's swap.
+/// One turn of a game as played: the consecutive moves of one side, or North's swap (the
+/// houses of a turn alone, as first turns are listed and written, are [`crate::moves::Turn`]).
 #[derive(Debug, Clone, Serialize)]
-pub struct Turn {
+pub struct PlayedTurn {
     /// Who played it.
     pub side: Side,
     /// The moves (houses 1..m from the mover's left), or a swap.
@@ -73,7 +74,7 @@ pub struct Turn {
     pub position: Position,
 }
 
-impl Turn {
+impl PlayedTurn {
     /// The turn's moves in `notation`, on a board of `houses` houses per side.
     pub fn moves_text(&self, notation: Notation, houses: usize) -> String {
         notation::format_turns([(self.side, &self.actions[..])], notation, houses)
@@ -86,7 +87,7 @@ pub struct Game {
     rules: Rules,
     start: Position,
     position: Position,
-    turns: Vec<Turn>,
+    turns: Vec<PlayedTurn>,
     turn_open: bool,
     swapped: bool,
     over: bool,
@@ -126,7 +127,7 @@ impl Game {
     }
 
     /// The turns played so far.
-    pub fn turns(&self) -> &[Turn] {
+    pub fn turns(&self) -> &[PlayedTurn] {
         &self.turns
     }
 
@@ -192,7 +193,7 @@ impl Game {
         self.over = outcome.over;
         self.check_end();
         if !continues_turn {
-            self.turns.push(Turn { side, actions: Vec::new(), captured: 0, position: self.position });
+            self.turns.push(PlayedTurn { side, actions: Vec::new(), captured: 0, position: self.position });
         }
         let turn = self.turns.last_mut().expect("the turn in progress");
         turn.actions.push(Action::Move(house));
@@ -213,7 +214,12 @@ impl Game {
             return Err(IllegalMove::SwapNotAllowed("North may swap only right after South's first turn"));
         }
         self.swapped = true;
-        self.turns.push(Turn { side: Side::North, actions: vec![Action::Swap], captured: 0, position: self.position });
+        self.turns.push(PlayedTurn {
+            side: Side::North,
+            actions: vec![Action::Swap],
+            captured: 0,
+            position: self.position,
+        });
         Ok(())
     }
 

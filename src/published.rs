@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::moves::Turn;
 use crate::rules::Rules;
 
 /// The published table as shipped in `data/published/`.
@@ -14,7 +15,7 @@ pub const OPENINGS_6X6_EMPTY_CAPTURE_CSV: &str = include_str!("../data/published
 
 /// The openings of a file like [`OPENINGS_6X6_EMPTY_CAPTURE_CSV`]: `opening,value` rows (moves
 /// as houses from the mover's left, `1 2`), lines starting with `#` skipped.
-pub fn opening_values(text: &str) -> Result<Vec<(String, i32)>, String> {
+pub fn opening_values(text: &str) -> Result<Vec<(Turn, i32)>, String> {
     let mut rows = text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty() && !line.starts_with('#'));
     match rows.next() {
         Some((_, header)) if header.trim() == "opening,value" => {}
@@ -24,7 +25,8 @@ pub fn opening_values(text: &str) -> Result<Vec<(String, i32)>, String> {
         let bad = || format!("line {}: '{line}' is not 'opening,value'", number + 1);
         let (opening, value) = line.split_once(',').ok_or_else(bad)?;
         let value = value.trim().parse().map_err(|_| bad())?;
-        Ok((opening.split_whitespace().collect::<Vec<_>>().join(" "), value))
+        let turn = opening.parse().map_err(|err| format!("line {}: '{opening}': {err}", number + 1))?;
+        Ok((turn, value))
     })
     .collect()
 }
@@ -137,14 +139,13 @@ mod tests {
     fn the_published_openings_of_empty_capture_6x6_read_as_every_first_turn() {
         let openings = opening_values(OPENINGS_6X6_EMPTY_CAPTURE_CSV).unwrap();
         let start = crate::board::Position::start(6, 6).unwrap();
-        let turns: Vec<String> = crate::moves::first_turns(&Rules::EMPTY_CAPTURE, &start)
-            .iter()
-            .map(|(moves, _)| moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" "))
-            .collect();
+        let turns: Vec<Turn> =
+            crate::moves::first_turns(&Rules::EMPTY_CAPTURE, &start).into_iter().map(|(t, _)| t).collect();
         assert_eq!(openings.iter().map(|(o, _)| o.clone()).collect::<Vec<_>>(), turns);
         assert_eq!(openings.iter().map(|(_, v)| *v).max(), Some(2));
         assert!(opening_values("opening,value\n1 2,x\n").unwrap_err().contains("line 2"));
         assert!(opening_values("move,value\n").is_err());
+        assert!(opening_values("opening,value\n1 x,2\n").unwrap_err().contains("'x' is not a house number"));
     }
 
     #[test]

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
+use kalah::moves::Turn;
 use kalah::proof::{self, Claim, ProofError, RunOptions, Spec, Status, TaskOutcome, Tree};
 use kalah::search::Search;
 use kalah::shard::Shard;
@@ -623,7 +624,7 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         return Err(input_error("--task-nodes must be at least 1"));
     }
     Spec::new(rules, start, Claim { bound: proof::Bound::AtLeast, value: 0 }, 1).map_err(input_error)?;
-    let guesses: std::collections::HashMap<String, i32> = match &args.guesses {
+    let guesses: std::collections::HashMap<Turn, i32> = match &args.guesses {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|err| input_error(format!("--guesses {}: {err}", path.display())))?;
@@ -647,7 +648,7 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         let (map, not_counted) = current_map(&rules, &start, &start_name, proofs)?;
         proof::map::write_map(&stem, map.clone()).map_err(|err| anyhow::anyhow!(err))?;
         let stopped = stop_requested(&interrupt, deadline);
-        let Some((opening, (_, after))) = map.openings.iter().zip(&turns).find(|(o, _)| o.value.is_none()) else {
+        let Some((opening, (turn, after))) = map.openings.iter().zip(&turns).find(|(o, _)| o.value.is_none()) else {
             break map;
         };
         if stopped {
@@ -659,7 +660,7 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
             Spec::load(dir).is_ok_and(|spec| spec.rules.for_values() == rules.for_values() && spec.root == *after)
         });
         let Some(dir) = pending else {
-            let guess = match (guesses.get(&opening.moves), search.estimated_value(after, 1 << 16)) {
+            let guess = match (guesses.get(turn), search.estimated_value(after, 1 << 16)) {
                 (Some(&guess), _) => guess,
                 (None, Ok(value)) => -value,
                 (None, Err(_)) => opening.lower.max(0),

@@ -15,6 +15,7 @@ use kalah::engine::book::{OpeningBook, StartMap};
 use kalah::engine::{self, Databases, Load, Preparation};
 use kalah::jobs::RunProgress;
 use kalah::jobs::grid::{self, Cell, CellStatus};
+use kalah::moves::Turn;
 use kalah::rules::{EarlyEnd, Rules};
 use kalah::search::{Search, SearchOptions};
 use serde_json::json;
@@ -237,8 +238,7 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
     let line = search.principal_variation(&start)?;
     let seconds = clock.elapsed().as_secs_f64();
     let stats = search.stats();
-    let line: Vec<String> =
-        line.iter().map(|turn| turn.iter().map(|h| (h + 1).to_string()).collect::<Vec<_>>().join(" ")).collect();
+    let line: Vec<String> = line.iter().map(|turn| Turn::from_indices(turn).to_string()).collect();
     let database = db.as_ref().map(|db| json!({ "dir": db.dir(), "max_seeds": db.max_seeds() }));
     if args.json {
         let value = json!({
@@ -249,8 +249,8 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
             "to_move": start.to_move(),
             "value": analysis.value,
             "wdl": answer::wdl(analysis.value),
-            "best": analysis.best().iter().map(|o| o.text()).collect::<Vec<_>>(),
-            "openings": analysis.openings.iter().map(|o| json!({ "move": o.text(), "value": o.value })).collect::<Vec<_>>(),
+            "best": analysis.best().iter().map(|o| o.moves.to_string()).collect::<Vec<_>>(),
+            "openings": analysis.openings.iter().map(|o| json!({ "move": o.moves.to_string(), "value": o.value })).collect::<Vec<_>>(),
             "pie_value": analysis.pie_value,
             "principal_variation": line,
             "full_play_margin": true,
@@ -323,7 +323,7 @@ fn solve_text(rules: &Rules, start: &Position, analysis: &Analysis, all: bool) -
     };
     let rule = if rules.pie { " under the pie rule" } else { "" };
     text += &format!("value {} for {mover}{rule}: {outcome}\n", signed(value));
-    let best: Vec<String> = analysis.best().iter().map(|o| o.text()).collect();
+    let best: Vec<String> = analysis.best().iter().map(|o| o.moves.to_string()).collect();
     let label = if rules.pie { "fairest openings" } else { "best openings" };
     let count = analysis.openings.len();
     if all || count <= answer::OPENINGS_LISTED {
@@ -331,7 +331,7 @@ fn solve_text(rules: &Rules, start: &Position, analysis: &Analysis, all: bool) -
         if count > 0 {
             text += "openings (value for the first player):\n";
             for opening in &analysis.openings {
-                text += &format!("  {:<12} {:>4}\n", opening.text(), signed(opening.value));
+                text += &format!("  {:<12} {:>4}\n", opening.moves.to_string(), signed(opening.value));
             }
         }
     } else {
@@ -345,7 +345,7 @@ fn solve_text(rules: &Rules, start: &Position, analysis: &Analysis, all: bool) -
         if !rules.pie {
             let pie = analysis.openings.iter().map(|o| -o.value.abs()).max().unwrap_or(0);
             let fairest: Vec<String> =
-                analysis.openings.iter().filter(|o| -o.value.abs() == pie).map(|o| o.text()).collect();
+                analysis.openings.iter().filter(|o| -o.value.abs() == pie).map(|o| o.moves.to_string()).collect();
             text += &format!("under the pie rule: {} (fairest: {})\n", signed(pie), answer::first_few(&fairest, 5));
         }
         text += "(--all lists every opening, --json too)\n";

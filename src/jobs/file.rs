@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::{Interval, JobError, io_error};
 use crate::board::Position;
 use crate::claim::{Bound, Claim};
-use crate::moves::first_turns;
+use crate::moves::{Turn, first_turns};
 use crate::notation::parse_start;
 use crate::rules::Rules;
 
@@ -72,12 +72,12 @@ pub struct Item {
     /// What is computed.
     pub compute: Compute,
     /// The first turns considered (canonical moves), when the job file restricts them.
-    pub openings: Option<Vec<Vec<u8>>>,
+    pub openings: Option<Vec<Turn>>,
 }
 
 impl Item {
     /// The first turns the item's tasks cover, with the position each leaves.
-    fn first_turns(&self) -> Vec<(Vec<u8>, Position)> {
+    fn first_turns(&self) -> Vec<(Turn, Position)> {
         let all = first_turns(&self.rules, &self.position);
         match &self.openings {
             None => all,
@@ -120,7 +120,7 @@ pub struct Task {
     /// Index of its item in [`Job::items`].
     pub item: usize,
     /// The first turn played before `position`, or `None` for the item's position itself.
-    pub opening: Option<Vec<u8>>,
+    pub opening: Option<Turn>,
     /// The position searched.
     pub position: Position,
     /// What must be settled.
@@ -133,8 +133,8 @@ pub struct Task {
 }
 
 impl Task {
-    fn new(item: &Item, index: usize, opening: Option<Vec<u8>>, position: Position) -> Task {
-        let moves = opening.as_ref().map_or(String::new(), |m| moves_text(m));
+    fn new(item: &Item, index: usize, opening: Option<Turn>, position: Position) -> Task {
+        let moves = opening.as_ref().map_or(String::new(), Turn::to_string);
         Task {
             item: index,
             key: format!("{}|{}|{moves}", item.rules, item.position),
@@ -170,15 +170,11 @@ impl Task {
     pub fn describe(&self, job: &Job) -> String {
         let item = &job.items[self.item];
         let what = match &self.opening {
-            Some(moves) => format!("opening {}", moves_text(moves)),
+            Some(moves) => format!("opening {moves}"),
             None => "whole position".to_string(),
         };
         format!("item {} ({} {}, {}): {what}", item.number, item.start, item.rules, item.compute)
     }
-}
-
-pub(super) fn moves_text(moves: &[u8]) -> String {
-    moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
 }
 
 /// A job file as written.
@@ -254,17 +250,17 @@ impl Job {
                 if wanted.is_empty() {
                     return Err(at("'openings' is empty: name at least one first turn, or leave it out".to_string()));
                 }
-                let legal: Vec<Vec<u8>> = item.first_turns().into_iter().map(|(m, _)| m).collect();
-                let mut chosen: Vec<Vec<u8>> = Vec::new();
+                let legal: Vec<Turn> = item.first_turns().into_iter().map(|(m, _)| m).collect();
+                let mut chosen: Vec<Turn> = Vec::new();
                 for text in wanted {
-                    let moves: Option<Vec<u8>> = text.split_whitespace().map(|t| t.parse().ok()).collect();
+                    let moves = text.parse::<Turn>().ok();
                     match moves.filter(|m| legal.contains(m)) {
                         Some(moves) if chosen.contains(&moves) => {
                             return Err(at(format!("'{text}' is named twice in 'openings'")));
                         }
                         Some(moves) => chosen.push(moves),
                         None => {
-                            let legal: Vec<String> = legal.iter().map(|m| moves_text(m)).collect();
+                            let legal: Vec<String> = legal.iter().map(Turn::to_string).collect();
                             return Err(at(format!(
                                 "'{text}' is not a first turn here (they are: {})",
                                 legal.join(", ")

@@ -130,6 +130,7 @@ pub fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::moves::Turn;
     use crate::rules::Rules;
 
     #[test]
@@ -165,7 +166,8 @@ mod tests {
         assert_eq!(job.name, "j");
         assert_eq!(job.items[0].rules, Rules::EMPTY_CAPTURE);
         assert_eq!(job.items[1].compute, Compute::AtLeast(2));
-        assert_eq!(job.items[1].openings, Some(vec![vec![4], vec![2, 4]]));
+        let chosen = job.items[1].openings.as_ref().map(|turns| turns.iter().map(Turn::to_string).collect::<Vec<_>>());
+        assert_eq!(chosen, Some(vec!["4".to_string(), "2 4".to_string()]));
         let tasks = job.tasks();
         assert_eq!(tasks.iter().filter(|t| t.item == 1).count(), 2);
         assert!(tasks.iter().all(|t| t.opening.is_some()));

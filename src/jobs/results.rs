@@ -5,7 +5,6 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::file::moves_text;
 use super::{Compute, Interval, Job, JobError, Known, Proofs, Task, io_error, with_suffix};
 use crate::answer::{OPENINGS_LISTED, first_few, openings_by_value_text};
 
@@ -97,7 +96,7 @@ pub fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proofs) -> 
     for (task, known) in &mine {
         if let Some(moves) = &task.opening {
             result.openings.push(OpeningResult {
-                moves: moves_text(moves),
+                moves: moves.to_string(),
                 value: known.interval.exact(),
                 lower: known.interval.lower,
                 upper: known.interval.upper,

@@ -13,8 +13,9 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::log::{Expansion, Record, Settled};
-use super::{ProofError, Spec, turn_text};
+use super::{ProofError, Spec};
 use crate::board::Position;
+use crate::moves::Turn;
 use crate::notation::parse_position;
 use crate::rules::Rules;
 use crate::search::Search;
@@ -155,7 +156,7 @@ fn turns(rules: &Rules, position: &Position) -> HashSet<String> {
             if outcome.extra_turn && !child.is_over(rules) {
                 extend(rules, &child, prefix, out);
             } else {
-                out.insert(turn_text(prefix));
+                out.insert(Turn::new(prefix.clone()).to_string());
             }
             prefix.pop();
         }

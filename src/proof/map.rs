@@ -7,8 +7,8 @@
 
 use std::collections::BTreeSet;
 
+use super::Bound;
 use super::proven::ProvenBound;
-use super::{Bound, turn_text};
 use crate::board::Position;
 use crate::jobs::{Interval, ItemResult, OpeningResult};
 use crate::moves::first_turns;
@@ -86,7 +86,7 @@ pub fn opening_map(
     for (moves, after) in first_turns(rules, start) {
         let known = Known::at(rules, &after, total, bounds)?.for_opponent();
         openings.push(OpeningResult {
-            moves: turn_text(&moves),
+            moves: moves.to_string(),
             value: known.interval.exact(),
             lower: known.interval.lower,
             upper: known.interval.upper,

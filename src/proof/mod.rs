@@ -229,30 +229,6 @@ pub fn spec_path(dir: &Path) -> PathBuf {
     dir.join("proof.toml")
 }
 
-/// Moves of a turn as text: canonical houses from 1, space-separated (`1 3`).
-pub fn turn_text(moves: &[u8]) -> String {
-    moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
-}
-
-/// Plays a turn written by [`turn_text`] from `position`: `None` if a move is not legal or the
-/// turn stops before its extra turns are used up or goes on after them.
-pub fn play_turn(rules: &Rules, position: &Position, turn: &str) -> Option<Position> {
-    let mut at = *position;
-    let moves: Vec<&str> = turn.split_whitespace().collect();
-    for (i, text) in moves.iter().enumerate() {
-        let house: usize = text.parse().ok()?;
-        if house == 0 || house > at.houses() || at.is_over(rules) || !at.legal_moves().any(|h| h == house - 1) {
-            return None;
-        }
-        // Only an extra turn lets a turn go on, and an extra turn must be taken (a move that
-        // ends the game gives none).
-        if at.play(rules, house - 1).extra_turn == (i + 1 == moves.len()) {
-            return None;
-        }
-    }
-    (!moves.is_empty()).then_some(at)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,20 +261,5 @@ mod tests {
         assert_eq!(over.final_margin(&rules), -5);
         assert_eq!(claim("<= -5").decided_by_seeds(&rules, &over), Some(true));
         assert_eq!(claim("<= -6").decided_by_seeds(&rules, &over), Some(false));
-    }
-
-    #[test]
-    fn turns_replay_only_as_the_rules_allow() {
-        let rules = Rules::STANDARD;
-        let start = Position::start(6, 4).unwrap();
-        // House 3 of Kalah(6,4) ends in the store: an extra turn must follow.
-        assert!(play_turn(&rules, &start, "3").is_none());
-        assert!(play_turn(&rules, &start, "3 1").is_some());
-        assert!(play_turn(&rules, &start, "1 2").is_none(), "house 1 gives no extra turn");
-        assert!(play_turn(&rules, &start, "7").is_none());
-        assert!(play_turn(&rules, &start, "").is_none());
-        for (moves, child) in crate::moves::first_turns(&rules, &start) {
-            assert_eq!(play_turn(&rules, &start, &turn_text(&moves)), Some(child));
-        }
     }
 }

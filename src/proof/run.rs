@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::log::{Appender, Expansion, Record, Settled, SettledBy, Tail, TaskNote, log_path, logs_in, task_notes_in};
 use super::shared::SharedBounds;
-use super::{Claim, ProofError, Tree, turn_text};
+use super::{Claim, ProofError, Tree};
 use crate::board::Position;
 use crate::lock::FileLock;
 use crate::moves::first_turns;
@@ -435,7 +435,7 @@ fn expand(
             settle(tree, log, &child, &child_claim, answer, (search.stats().nodes - child_nodes, child_clock))?;
         }
         let for_prover = if child.to_move() == spec.prover() { estimate } else { -estimate };
-        children.push((turn_text(&moves), for_prover));
+        children.push((moves.to_string(), for_prover));
     }
     let count = children.len();
     let record = Expansion {

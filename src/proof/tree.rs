@@ -6,8 +6,9 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use super::log::{Expansion, Record, Records};
-use super::{ProofError, Spec, play_turn};
+use super::{ProofError, Spec};
 use crate::board::Position;
+use crate::moves::Turn;
 use crate::notation::parse_position;
 
 /// Proof and disproof numbers of a node settled the other way.
@@ -168,8 +169,8 @@ impl Tree {
             return Err(conflict(format!("the record asks '{claim}' of the mover; this proof asks '{asked}'")));
         }
         for (turn, _) in turns.into_iter().flatten() {
-            if play_turn(&self.spec.rules, &position, turn).is_none() {
-                return Err(conflict(format!("'{turn}' is not a turn of the mover")));
+            if let Err(err) = turn.parse::<Turn>().and_then(|t| t.play(&self.spec.rules, &position)) {
+                return Err(conflict(format!("'{turn}' is not a turn of the mover: {err}")));
             }
         }
         self.records.add(record)
@@ -214,7 +215,8 @@ impl Tree {
         let rules = self.spec.rules;
         let position = *position;
         expansion.children.iter().map(move |(turn, estimate)| {
-            let child = play_turn(&rules, &position, turn).expect("turns are checked when added");
+            let child =
+                turn.parse::<Turn>().and_then(|t| t.play(&rules, &position)).expect("turns are checked when added");
             (turn.as_str(), child, *estimate)
         })
     }
