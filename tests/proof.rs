@@ -5,8 +5,9 @@
 use std::path::Path;
 use std::time::Duration;
 
+use kalah::proof::log::read_records;
 use kalah::proof::log::{Record, log_path, logs_in};
-use kalah::proof::run::{Stop, read_logs, read_records};
+use kalah::proof::run::{Stop, read_logs};
 use kalah::proof::{self, Claim, Resample, RunOptions, RunReport, Spec, Tree};
 use kalah::search::{Search, SearchOptions};
 use kalah::shard::Shard;

@@ -221,7 +221,7 @@ fn load(dir: &Path) -> anyhow::Result<(Tree, Vec<proof::Record>)> {
         err => err.into(),
     })?;
     let mut tree = Tree::new(spec);
-    let records = proof::run::read_records(dir)?;
+    let records = proof::log::read_records(dir)?;
     for record in &records {
         tree.add(record.clone())?;
     }

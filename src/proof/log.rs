@@ -232,6 +232,15 @@ impl Tail {
     }
 }
 
+/// Every record of the proof in `dir`, log after log.
+pub fn read_records(dir: &Path) -> Result<Vec<Record>, ProofError> {
+    let mut records = Vec::new();
+    for path in logs_in(dir)? {
+        records.extend(read_log(&path)?);
+    }
+    Ok(records)
+}
+
 /// Reads every record of the log at `path` (none if it is missing).
 pub fn read_log(path: &Path) -> Result<Vec<Record>, ProofError> {
     Tail::new(path.to_path_buf()).read_new()

@@ -10,7 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Claim, Spec, Tree, Verdict, check, run::read_records};
+use super::log::read_records;
+use super::{Claim, Spec, Tree, Verdict, check};
 use crate::board::Position;
 use crate::rules::Rules;
 

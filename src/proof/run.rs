@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::log::{Appender, Expansion, Record, Settled, SettledBy, Tail, TaskNote, log_path, logs_in, task_notes_in};
+use super::log::{
+    Appender, Expansion, Record, Settled, SettledBy, Tail, TaskNote, log_path, logs_in, read_records, task_notes_in,
+};
 use super::shared::SharedBounds;
 use super::{Claim, ProofError, Tree};
 use crate::board::Position;
@@ -177,15 +179,6 @@ impl OtherRuns {
     fn busy(&self, stale: Duration) -> HashSet<Position> {
         self.tasks.values().filter(|(_, since)| since.elapsed() < stale).map(|(task, _)| *task).collect()
     }
-}
-
-/// Every record of the proof in `dir`, log after log.
-pub fn read_records(dir: &Path) -> Result<Vec<Record>, ProofError> {
-    let mut records = Vec::new();
-    for path in logs_in(dir)? {
-        records.extend(super::log::read_log(&path)?);
-    }
-    Ok(records)
 }
 
 /// Reads every log of the proof in `dir` into `tree`.

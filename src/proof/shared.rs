@@ -14,8 +14,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::log::Record;
+use super::log::read_records;
 use super::proven::proof_dirs;
-use super::run::read_records;
 use super::{Bound, Claim, ProofError, Spec};
 use crate::board::Position;
 use crate::notation::parse_position;
