@@ -1,7 +1,6 @@
 //! The database commands: `build`, `info`, `verify` and `probe-bench`.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -10,22 +9,11 @@ use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use kalah::Position;
 use kalah::database::builder::{self, BuildOptions, CyclicMethod, LayerReport, Progress};
 use kalah::database::verify::{self, Mismatch, Verification};
-use kalah::database::{Database, DbError, Layout, database_dir};
+use kalah::database::{Database, DbError, database_dir};
 use serde_json::json;
 
-use crate::{RulesArgs, input_error, limits};
-
-/// Where databases live.
-#[derive(Args, Clone)]
-pub struct DbArgs {
-    /// Database root directory (one subdirectory per rule set and board size).
-    #[arg(long, value_name = "DIR", env = "KALAH_DB", default_value = kalah::database::DEFAULT_ROOT)]
-    pub db: PathBuf,
-    /// How layers are held in memory: packed (about 4.2-4.5 bits a position), bytes (a byte each,
-    /// read twice as fast), or auto (bytes when they take at most a quarter of the memory).
-    #[arg(long, value_name = "LAYOUT", env = "KALAH_DB_LAYOUT", default_value = "auto", value_parser = limits::layout)]
-    pub db_layout: Layout,
-}
+use crate::args::{DbArgs, RulesArgs, input_error};
+use crate::limits;
 
 #[derive(Args)]
 pub struct BuildArgs {

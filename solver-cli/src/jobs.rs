@@ -9,8 +9,11 @@ use kalah::jobs::{self, Compute, ItemResult, Job, JobError};
 use kalah::shard::Shard;
 use serde_json::json;
 
-use crate::search::{SearchArgs, Shown};
-use crate::{input_error, limits};
+use crate::args::SearchArgs;
+use crate::args::input_error;
+use crate::limits;
+use crate::output::{signed, write_stdout};
+use crate::search::Shown;
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -103,11 +106,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
         text
     };
     if report.interrupted {
-        crate::write_stdout(&text)?;
+        write_stdout(&text)?;
         anyhow::bail!("interrupted: the proven bounds are in the log, run again to go on");
     }
     if !report.unsettled.is_empty() {
-        crate::write_stdout(&text)?;
+        write_stdout(&text)?;
         let why = match report.too_deep {
             0 => "within the time limit".to_string(),
             n => format!("({n} too far above the database for the search through repeating positions)"),
@@ -137,7 +140,7 @@ fn results_text(job: &Job, results: &[ItemResult], all: bool) -> String {
                     bounds.text(item.position.total_seeds())
                 )
             }
-            (_, _, Some(value)) => crate::signed(value),
+            (_, _, Some(value)) => signed(value),
             _ => "?".to_string(),
         };
         text += &format!(
@@ -147,7 +150,7 @@ fn results_text(job: &Job, results: &[ItemResult], all: bool) -> String {
         let summary = result.openings_summary(", ").filter(|_| !all);
         if let Some(pie) = result.pie_value {
             let best = summary.as_ref().map_or_else(|| result.best.join(", "), |(best, _)| best.clone());
-            text += &format!("  best {best}; pie rule {}", crate::signed(pie));
+            text += &format!("  best {best}; pie rule {}", signed(pie));
         }
         text += &format!("  ({} nodes, {:.1} s)\n", result.nodes, result.seconds);
         if item.compute == Compute::Openings {
@@ -157,7 +160,7 @@ fn results_text(job: &Job, results: &[ItemResult], all: bool) -> String {
                     let openings: Vec<String> = result
                         .openings
                         .iter()
-                        .map(|o| format!("{} {}", o.moves, o.value.map_or("?".into(), crate::signed)))
+                        .map(|o| format!("{} {}", o.moves, o.value.map_or("?".into(), signed)))
                         .collect();
                     openings.join(", ")
                 }
@@ -198,7 +201,7 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<String> {
         text
     };
     if !open.is_empty() {
-        crate::write_stdout(&text)?;
+        write_stdout(&text)?;
         let unsettled: Vec<String> = open.iter().map(|n| n.to_string()).collect();
         anyhow::bail!("items {} are not settled yet: a shard has not finished (or not run)", unsettled.join(", "));
     }

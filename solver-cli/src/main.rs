@@ -3,21 +3,24 @@
 //! closed pipe), 2 bad input (unreadable position or moves, unknown rule, illegal move), 1 other
 //! failures.
 
+mod args;
 mod database;
 mod interrupt;
 mod jobs;
 mod limits;
+mod output;
 mod proof;
 mod search;
 mod serve;
 
+use args::{InputError, RulesArgs, input_error, parse_start};
 use clap::{Args, Parser, Subcommand};
 use kalah::board::Side;
 use kalah::notation::{self, Notation};
-use kalah::rules::{Capture, Direction, EarlyEnd, End, RULE_SETS, Remaining, Rules, Sowing};
-use kalah::{Game, Position, ReplayFailure};
+use kalah::rules::RULE_SETS;
+use kalah::{Game, ReplayFailure};
+use output::{describe_start, signed, write_stdout};
 use serde_json::json;
-use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -60,55 +63,6 @@ enum Command {
     Proof(proof::ProofCommand),
 }
 
-/// The rule system: a named set, then any dimension overridden.
-#[derive(Args, Clone)]
-struct RulesArgs {
-    /// Named rule set: standard, empty-capture (alias irving), bga, swedish, wetherell; may be
-    /// followed by overrides, e.g. "bga capture=empty".
-    #[arg(long, value_name = "NAME", default_value = "standard")]
-    rules: Rules,
-    /// Capture rule: standard, empty, none, two-or-three.
-    #[arg(long, value_name = "RULE")]
-    capture: Option<Capture>,
-    /// When the game ends: either-empty, mover-cannot-move.
-    #[arg(long, value_name = "RULE")]
-    end: Option<End>,
-    /// Seeds left in the houses at the end: owner, discard.
-    #[arg(long, value_name = "RULE")]
-    remaining: Option<Remaining>,
-    /// Sowing: single, relay, go-again.
-    #[arg(long, value_name = "RULE")]
-    sowing: Option<Sowing>,
-    /// Sowing direction: ccw, cw.
-    #[arg(long, value_name = "DIR")]
-    direction: Option<Direction>,
-    /// Early end when a store holds more than half of all seeds: none, half.
-    #[arg(long, value_name = "RULE")]
-    early_end: Option<EarlyEnd>,
-    /// Extra turn for a last seed in the own store: on, off.
-    #[arg(long, value_name = "on|off", value_parser = kalah::rules::parse_on_off)]
-    extra_turn: Option<bool>,
-    /// Pie rule: North may swap sides after South's first turn.
-    #[arg(long)]
-    pie: bool,
-}
-
-impl RulesArgs {
-    fn resolve(&self) -> Rules {
-        let base = self.rules;
-        Rules {
-            capture: self.capture.unwrap_or(base.capture),
-            end: self.end.unwrap_or(base.end),
-            remaining: self.remaining.unwrap_or(base.remaining),
-            sowing: self.sowing.unwrap_or(base.sowing),
-            direction: self.direction.unwrap_or(base.direction),
-            early_end: self.early_end.unwrap_or(base.early_end),
-            extra_turn: self.extra_turn.unwrap_or(base.extra_turn),
-            pie: self.pie || base.pie,
-        }
-    }
-}
-
 #[derive(Args)]
 struct ReplayArgs {
     /// Where to start: MxN (e.g. 6x4) or a position ("4 4 4 4 4 4 0 4 4 4 4 4 4 0 S").
@@ -131,22 +85,6 @@ struct RulesListArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
-}
-
-/// Bad input from the user, already rendered for the terminal: exit code 2.
-#[derive(Debug)]
-struct InputError(String);
-
-impl std::fmt::Display for InputError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for InputError {}
-
-fn input_error(message: impl Into<String>) -> anyhow::Error {
-    InputError(message.into()).into()
 }
 
 fn main() -> ExitCode {
@@ -193,31 +131,6 @@ fn error_text(err: &anyhow::Error) -> String {
         }
     }
     text
-}
-
-pub(crate) fn write_stdout(text: &str) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
-    Ok(())
-}
-
-fn parse_start(text: &str) -> anyhow::Result<Position> {
-    notation::parse_start(text).map_err(|err| input_error(format!("bad start: {}", err.render(text))))
-}
-
-/// "Kalah(6,4)" for a standard start, else the position text.
-fn describe_start(position: &Position) -> String {
-    let m = position.houses();
-    let seeds = u32::from(position.mover_houses()[0]);
-    match Position::start(m, seeds) {
-        Ok(start) if start == *position => format!("Kalah({m},{seeds})"),
-        _ => position.to_string(),
-    }
-}
-
-fn signed(value: i32) -> String {
-    if value > 0 { format!("+{value}") } else { value.to_string() }
 }
 
 fn replay(args: &ReplayArgs) -> anyhow::Result<String> {

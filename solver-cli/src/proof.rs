@@ -12,8 +12,10 @@ use serde_json::json;
 
 use kalah::engine::Load;
 
-use crate::search::{SearchArgs, database_for};
-use crate::{RulesArgs, describe_start, input_error, parse_start, signed};
+use crate::args::SearchArgs;
+use crate::args::{RulesArgs, input_error, parse_start};
+use crate::output::{describe_start, signed, write_stdout};
+use crate::search::database_for;
 
 #[derive(Subcommand)]
 pub enum ProofCommand {
@@ -442,7 +444,7 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
         check_text(&spec, &report, seed)
     };
     if !report.passed() {
-        crate::write_stdout(&text)?;
+        write_stdout(&text)?;
         if report.refutation_passed() {
             anyhow::bail!("the claim of {} is false: its refutation checks", args.dir.display());
         }

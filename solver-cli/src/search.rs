@@ -12,7 +12,7 @@ use kalah::answer::{self, Analysis, BoundedAnswer, PositionAnswer, Source};
 use kalah::database::builder::{LayerReport, Progress};
 use kalah::database::{Database, DbError};
 use kalah::engine::book::{OpeningBook, StartMap};
-use kalah::engine::{self, Databases, Load, Preparation};
+use kalah::engine::{self, Load, Preparation};
 use kalah::jobs::RunProgress;
 use kalah::jobs::grid::{self, Cell, CellStatus};
 use kalah::moves::Turn;
@@ -20,50 +20,10 @@ use kalah::rules::{EarlyEnd, Rules};
 use kalah::search::{Search, SearchOptions};
 use serde_json::json;
 
-use crate::database::{Bars, DbArgs};
+use crate::args::{DbArgs, RulesArgs, SearchArgs, input_error, parse_start};
+use crate::database::Bars;
 use crate::limits;
-use crate::{RulesArgs, describe_start, input_error, parse_start, signed};
-
-/// How a search runs: its database, its memory and its time.
-#[derive(Args, Clone)]
-pub struct SearchArgs {
-    #[command(flatten)]
-    pub db: DbArgs,
-    /// Search without endgame databases (and never build one).
-    #[arg(long)]
-    pub no_db: bool,
-    /// Transposition table size in MiB [default: sized to the search: 64 MiB at 24 seeds beyond
-    /// the database (under clockwise sowing, on the board), twice as much for every 3 seeds more,
-    /// from 16 MiB to 1 GiB].
-    #[arg(long, value_name = "MIB", value_parser = limits::table_mib)]
-    pub table_mb: Option<usize>,
-    /// Give up (exit 1, no value) after this many seconds.
-    #[arg(long, value_name = "S", value_parser = limits::seconds)]
-    pub time_limit: Option<Duration>,
-    /// Search threads sharing the table (default: all cores).
-    #[arg(long, value_name = "N", value_parser = limits::threads)]
-    pub threads: Option<usize>,
-}
-
-impl SearchArgs {
-    /// The options of a search under `rules` whose biggest position is `root`, over `database`;
-    /// the time limit counts from now.
-    pub fn options(&self, rules: &Rules, root: &Position, database: Option<&Database>) -> SearchOptions {
-        self.setup().options(rules, root, database, self.time_limit.map(|limit| Instant::now() + limit))
-    }
-
-    /// The engine's setup these options ask for.
-    pub fn setup(&self) -> engine::Setup {
-        let databases = Databases {
-            root: self.db.db.clone(),
-            enabled: !self.no_db,
-            layout: self.db.db_layout,
-            keep_free_bytes: engine::keep_free_bytes(self.table_mb),
-        };
-        let threads = self.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        engine::Setup { databases, table_mb: self.table_mb, threads }
-    }
-}
+use crate::output::{as_object, describe_start, signed, write_stdout};
 
 #[derive(Args)]
 pub struct SolveArgs {
@@ -447,14 +407,6 @@ fn bounded_text(rules: &Rules, position: &Position, answer: &BoundedAnswer, json
     text
 }
 
-/// The fields of a serializable answer, to extend with a front end's own.
-pub fn as_object(answer: &impl serde::Serialize) -> serde_json::Map<String, serde_json::Value> {
-    match serde_json::to_value(answer) {
-        Ok(serde_json::Value::Object(fields)) => fields,
-        _ => unreachable!("answers serialize to JSON objects"),
-    }
-}
-
 /// A range of small numbers: `4` or `1..6` (both ends included).
 fn parse_range(text: &str) -> Result<std::ops::RangeInclusive<u32>, String> {
     let number = |t: &str| t.trim().parse::<u32>().map_err(|_| format!("'{t}' is not a number"));
@@ -524,7 +476,7 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
             )
     };
     if mismatches > 0 {
-        crate::write_stdout(&text)?;
+        write_stdout(&text)?;
         anyhow::bail!("{mismatches} cells differ from the published values");
     }
     Ok(text)

@@ -38,10 +38,10 @@ use kalah::search::{Search, SearchError};
 use kalah::{Position, Side};
 use serde_json::{Value, json};
 
-use crate::database::DbArgs;
-use crate::input_error;
+use crate::args::DbArgs;
+use crate::args::input_error;
 use crate::limits;
-use crate::search::as_object;
+use crate::output::{as_object, write_stdout};
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -277,7 +277,7 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
             .await
             .map_err(|err| anyhow::anyhow!("cannot listen on {}: {err}", args.bind))?;
         // Tests and scripts read the address (the port when 0 was asked) from this line.
-        crate::write_stdout(&format!("listening on http://{}\n", listener.local_addr()?))?;
+        write_stdout(&format!("listening on http://{}\n", listener.local_addr()?))?;
         connections::serve(listener, router(service), limits, shutdown()).await?;
         anyhow::Ok(())
     })?;

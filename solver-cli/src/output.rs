@@ -1,0 +1,37 @@
+//! Printing: stdout written whole (a closed pipe is no failure: `main` says so), and the small
+//! formats every command shares.
+
+use std::io::Write;
+
+use kalah::Position;
+
+/// Writes `text` to stdout and flushes it.
+pub fn write_stdout(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// "Kalah(6,4)" for a standard start, else the position text.
+pub fn describe_start(position: &Position) -> String {
+    let m = position.houses();
+    let seeds = u32::from(position.mover_houses()[0]);
+    match Position::start(m, seeds) {
+        Ok(start) if start == *position => format!("Kalah({m},{seeds})"),
+        _ => position.to_string(),
+    }
+}
+
+/// A value with its sign: `+4`, `0`, `-2`.
+pub fn signed(value: i32) -> String {
+    if value > 0 { format!("+{value}") } else { value.to_string() }
+}
+
+/// The fields of a serializable answer, to extend with a front end's own.
+pub fn as_object(answer: &impl serde::Serialize) -> serde_json::Map<String, serde_json::Value> {
+    match serde_json::to_value(answer) {
+        Ok(serde_json::Value::Object(fields)) => fields,
+        _ => unreachable!("answers serialize to JSON objects"),
+    }
+}
