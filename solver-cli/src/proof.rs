@@ -558,19 +558,9 @@ fn current_map(
         .iter()
         .filter(|p| p.bounds.first().is_some_and(|b| b.rules.for_values() == rules.for_values()))
         .collect();
-    let bounds: Vec<proof::proven::ProvenBound> = mine.iter().flat_map(|p| p.bounds.iter().cloned()).collect();
     let job = format!("openings-{}x{}", start.houses(), start.mover_houses()[0]);
-    let mut result = proof::map::opening_map(rules, start, (&job, 0, start_name), &bounds, (0, 0.0))
+    let result = proof::map::opening_map_of(rules, start, (&job, 0, start_name), &mine)
         .map_err(|err| anyhow::anyhow!("the proofs contradict each other: {err}"))?;
-    // The cost: every proof a bound of the map rests on.
-    let used: std::collections::BTreeSet<&String> = result
-        .openings
-        .iter()
-        .flat_map(|o| o.lower_proofs.iter().chain(&o.upper_proofs))
-        .chain(result.lower_proofs.iter().chain(&result.upper_proofs))
-        .collect();
-    let costs = mine.iter().filter(|p| used.contains(&p.dir));
-    (result.nodes, result.seconds) = costs.fold((0, 0.0), |(n, s), p| (n + p.nodes, s + p.seconds));
     Ok((result, left_out))
 }
 

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use super::Bound;
-use super::proven::ProvenBound;
+use super::proven::{CheckedProof, ProvenBound};
 use crate::board::Position;
 use crate::jobs::{Interval, ItemResult, OpeningResult};
 use crate::moves::first_turns;
@@ -70,15 +70,35 @@ impl Known {
     }
 }
 
-/// The map of `start` under `rules` from `bounds`, as item `item` of the openings job `job`,
-/// with `nodes` and `seconds` the cost of the proofs it rests on; `Err` when proofs contradict
-/// each other.
-pub fn opening_map(
+/// The map of `start` under `rules` from what the checked `proofs` establish, as item `item` of
+/// the openings job `job`, with the cost (`nodes`, `seconds`) of the proofs it rests on; `Err`
+/// when proofs contradict each other.
+pub fn opening_map_of(
+    rules: &Rules,
+    start: &Position,
+    name: (&str, usize, &str),
+    proofs: &[&CheckedProof],
+) -> Result<ItemResult, String> {
+    let bounds: Vec<ProvenBound> = proofs.iter().flat_map(|p| p.bounds.iter().cloned()).collect();
+    let mut result = opening_map(rules, start, name, &bounds)?;
+    let used: BTreeSet<&String> = result
+        .openings
+        .iter()
+        .flat_map(|o| o.lower_proofs.iter().chain(&o.upper_proofs))
+        .chain(result.lower_proofs.iter().chain(&result.upper_proofs))
+        .collect();
+    let costs = proofs.iter().filter(|p| used.contains(&p.dir));
+    (result.nodes, result.seconds) = costs.fold((0, 0.0), |(n, s), p| (n + p.nodes, s + p.seconds));
+    Ok(result)
+}
+
+/// The map of `start` under `rules` from `bounds`, as item `item` of the openings job `job`, its
+/// cost not counted; `Err` when proofs contradict each other.
+fn opening_map(
     rules: &Rules,
     start: &Position,
     (job, item, start_name): (&str, usize, &str),
     bounds: &[ProvenBound],
-    (nodes, seconds): (u64, f64),
 ) -> Result<ItemResult, String> {
     let total = start.total_seeds();
     let mut openings = Vec::new();
@@ -131,8 +151,8 @@ pub fn opening_map(
         pie_value: exact.and_then(|values| values.iter().map(|v| -v.abs()).max()),
         best: openings.iter().filter(|o| value.is_some() && o.value == value).map(|o| o.moves.clone()).collect(),
         openings,
-        nodes,
-        seconds,
+        nodes: 0,
+        seconds: 0.0,
     })
 }
 
@@ -186,7 +206,7 @@ mod tests {
         let mut bounds: Vec<ProvenBound> = turns.iter().map(|(_, after)| bound(after, ">= -1", "all")).collect();
         // One turn is at least +1 for South: the start too, and that turn is exact.
         bounds.push(bound(&turns[0].1, "<= -1", "one"));
-        let map = opening_map(&rules, &start, name, &bounds, (0, 0.0)).unwrap();
+        let map = opening_map(&rules, &start, name, &bounds).unwrap();
         assert_eq!((map.value, map.lower, map.upper), (Some(1), 1, 1));
         assert_eq!(
             (map.lower_proofs.clone(), map.upper_proofs.clone()),
@@ -197,13 +217,25 @@ mod tests {
         assert!(map.openings[1..].iter().all(|o| o.value.is_none() && o.upper == 1 && o.lower == -16));
         // A proof at the start that says it is at least +2 contradicts them.
         bounds.push(bound(&start, ">= 2", "wrong"));
-        let err = opening_map(&rules, &start, name, &bounds, (0, 0.0)).unwrap_err();
+        let err = opening_map(&rules, &start, name, &bounds).unwrap_err();
         assert!(err.contains("contradict"), "{err}");
         // Bounds under other rules say nothing here.
         let other: Vec<ProvenBound> =
             bounds.iter().map(|b| ProvenBound { rules: "empty-capture".parse().unwrap(), ..b.clone() }).collect();
-        let map = opening_map(&rules, &start, name, &other, (0, 0.0)).unwrap();
+        let map = opening_map(&rules, &start, name, &other).unwrap();
         assert_eq!((map.value, map.lower, map.upper), (None, -16, 16));
+        // The cost is that of the proofs the map rests on, no other's.
+        let proof = |dir: &str, bounds: Vec<ProvenBound>, nodes: u64| CheckedProof {
+            dir: dir.to_string(),
+            bounds,
+            nodes,
+            seconds: nodes as f64,
+        };
+        let all = proof("all", turns.iter().map(|(_, after)| bound(after, ">= -1", "all")).collect(), 1_000);
+        let one = proof("one", vec![bound(&turns[0].1, "<= -1", "one")], 200);
+        let idle = proof("idle", vec![bound(&turns[0].1, "<= 3", "idle")], 30);
+        let map = opening_map_of(&rules, &start, name, &[&all, &one, &idle]).unwrap();
+        assert_eq!((map.value, map.nodes, map.seconds), (Some(1), 1_200, 1_200.0));
         assert_eq!(">= 2".parse::<Claim>().unwrap().negated(), "<= 1".parse().unwrap());
         assert_eq!("<= -3".parse::<Claim>().unwrap().negated(), ">= -2".parse().unwrap());
     }
