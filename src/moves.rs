@@ -1,6 +1,7 @@
 //! What a move does to values: the position it leads to, what it banks, whether its side moves
 //! again, and how the child's board value becomes the mover's. The database builders, the probe
-//! check and the search all reason about moves through this.
+//! check and the search all reason about moves through this. Also whole turns ([`Turn`]) and a
+//! position's first turns ([`first_turns`]), which every report of openings lists.
 
 use std::fmt;
 use std::str::FromStr;

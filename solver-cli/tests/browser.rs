@@ -405,6 +405,13 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     browser.screenshot("analysis-board-phone-eight-houses.png");
     browser.resize(1000, 800);
 
+    // Playing North against the engine from that unsolved Kalah(6,6) position: South's reply is
+    // the move the server's estimate rates best, said to be unproven; never a move at random.
+    browser.navigate(&format!("{}/#rules=standard&start=7+0+7+7+7+7+1+0+7+7+7+7+7+1+S&play=north", server.url));
+    wait_for("the engine's unproven reply", || browser.text("loss").contains("not proven").then_some(()));
+    assert!(browser.text("loss").contains("best by its estimate"), "{}", browser.text("loss"));
+    wait_for("the reply in the move list", || browser.move_list().contains('S').then_some(()));
+
     // Play South against perfect play on Kalah(4,3): after a weak move the engine answers, and
     // the value given away is shown. (A new address on the same page: the page follows it.)
     browser.navigate(&format!("{}/#rules=standard&start=3+3+3+3+0+3+3+3+3+0+S&play=south", server.url));

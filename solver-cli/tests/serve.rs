@@ -221,6 +221,14 @@ fn positions_out_of_reach_are_refused_in_time_and_clockwise_ones_searched() {
     after.play(&Rules::STANDARD, 0);
     assert_eq!((moves[0]["move"].as_u64(), moves[0]["extra_turn"].as_bool()), (Some(1), Some(false)));
     assert_eq!(moves[0]["position"], after.to_string());
+    // And what to play all the same: every move's estimate (it proves nothing), best first.
+    let estimates = body["estimates"].as_array().unwrap();
+    let mut houses: Vec<u64> = estimates.iter().map(|e| e["move"].as_u64().unwrap()).collect();
+    let values: Vec<i64> = estimates.iter().map(|e| e["value"].as_i64().unwrap()).collect();
+    assert!(values.windows(2).all(|w| w[0] >= w[1]), "{body}");
+    assert!(values.iter().all(|v| v.abs() <= 72), "{body}");
+    houses.sort();
+    assert_eq!(houses, [1, 2, 3, 4, 5, 6], "{body}");
     // The mainline endpoint keeps the same limit.
     let mainline = format!("{}/api/v1/mainline", server.url);
     let (status, _) = get_json(&client, &mainline, &[("pos", AFTER_OPENING_2)]);

@@ -370,12 +370,18 @@ async function unsolved(at, err) {
   }
   drawBoard(at, moves);
   document.body.dataset.ready = String(state.ticket);
-  // Playing against the engine: without a value in time it plays a legal move at random.
+  // Playing against the engine: without a value in time it plays the move the server's estimate
+  // rates best (the first legal move without one), and says that it is not proven.
   const { side } = parsePosition(at);
   if (state.playAs && state.playAs !== side && moves.length) {
     const ticket = state.ticket;
-    $('loss').textContent = 'Not solved in time: the engine plays a move at random.';
-    setTimeout(() => ticket === state.ticket && replyTo({ to_move: side, moves: moves.map((m) => ({ ...m, best: true })) }), 300);
+    const estimates = (err.body && err.body.estimates) || [];
+    const rated = estimates.length ? moves.find((m) => m.move === estimates[0].move) : undefined;
+    const move = rated || moves[0];
+    $('loss').textContent = rated
+      ? `Not solved in time: the engine plays ${move.move}, best by its estimate (${signed(estimates[0].value)}), not proven.`
+      : `Not solved in time: the engine plays ${move.move}, the first legal move, not proven.`;
+    setTimeout(() => ticket === state.ticket && replyTo({ to_move: side, moves: [{ ...move, best: true }] }), 300);
   }
 }
 

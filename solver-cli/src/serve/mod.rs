@@ -543,11 +543,18 @@ impl Service {
             match searched {
                 Ok(value) => progress.valued(margin + value),
                 Err(err) => {
-                    let err = search_error(err, self.time_limit);
-                    return Err(match proven {
-                        Some((lower, upper)) => err.with("bounds", json!({ "lower": lower, "upper": upper })),
-                        None => err,
-                    });
+                    let timed_out = matches!(err, SearchError::TimeUp { .. });
+                    let mut err = search_error(err, self.time_limit);
+                    if let Some((lower, upper)) = proven {
+                        err = err.with("bounds", json!({ "lower": lower, "upper": upper }));
+                    }
+                    // What to play all the same: each move's cheap estimate, which proves nothing.
+                    if timed_out && let Ok(moves) = kalah::engine::estimated_moves(&mut search, position) {
+                        let estimates: Vec<Value> =
+                            moves.iter().map(|&(house, value)| json!({ "move": house + 1, "value": value })).collect();
+                        err = err.with("estimates", json!(estimates));
+                    }
+                    return Err(err);
                 }
             }
             Some(registered)
@@ -585,8 +592,7 @@ impl Service {
                 line.push(entry);
                 current = after;
             }
-            let houses: Vec<String> = turn.iter().map(|h| (h + 1).to_string()).collect();
-            text.push(format!("{} {}", side.letter(), houses.join(" ")));
+            text.push(format!("{} {}", side.letter(), kalah::moves::Turn::from_indices(turn)));
         }
         let over = current.is_over(rules);
         Ok(json!({
