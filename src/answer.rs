@@ -28,11 +28,24 @@ pub struct Analysis {
     pub nodes: u64,
 }
 
+/// The first player's value under the pie rule, from every opening's value for the first
+/// player: after an opening worth `v` the opponent swaps sides whenever that is better for it,
+/// so the first player keeps `-|v|`, and plays an opening that keeps the most (`None` without
+/// openings). The one place this is computed.
+pub fn pie_value(opening_values: impl IntoIterator<Item = i32>) -> Option<i32> {
+    opening_values.into_iter().map(|v| -v.abs()).max()
+}
+
+/// Whether an opening worth `value` keeps the pie value `pie`: one of the fairest.
+pub fn is_fairest(value: i32, pie: i32) -> bool {
+    -value.abs() == pie
+}
+
 impl Analysis {
     /// The openings that reach the value: the best ones, or under the pie rule the fairest.
     pub fn best(&self) -> Vec<&Opening> {
         match self.pie_value {
-            Some(pie) => self.openings.iter().filter(|o| -o.value.abs() == pie).collect(),
+            Some(pie) => self.openings.iter().filter(|o| is_fairest(o.value, pie)).collect(),
             None => self.openings.iter().filter(|o| o.value == self.value).collect(),
         }
     }
@@ -238,6 +251,15 @@ impl BoundedAnswer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Under the pie rule the first player keeps the opening nearest a draw.
+    #[test]
+    fn the_pie_value_is_the_opening_nearest_a_draw() {
+        assert_eq!(pie_value([2, 2, 0, 0, -2]), Some(0));
+        assert_eq!(pie_value([8, 4, -6]), Some(-4), "the swap takes +8; -6 swapped is +6 for North");
+        assert_eq!(pie_value([]), None);
+        assert!(is_fairest(4, -4) && is_fairest(-4, -4) && !is_fairest(8, -4));
+    }
 
     #[test]
     fn openings_are_counted_by_value_best_first() {

@@ -165,7 +165,7 @@ pub fn analyse_with_progress(
         .collect();
     let value = openings.iter().map(|o| o.value).max().unwrap_or_else(|| position.final_margin(&rules));
     // North swaps when the side it would get is better: South ends up with -|value| of the opening.
-    let pie_value = rules.pie.then(|| openings.iter().map(|o| -o.value.abs()).max().unwrap_or(value));
+    let pie_value = rules.pie.then(|| crate::answer::pie_value(openings.iter().map(|o| o.value)).unwrap_or(value));
     Analysis { value: pie_value.unwrap_or(value), openings, pie_value, nodes: solver.nodes() - nodes_before }
 }
 

@@ -303,9 +303,13 @@ fn solve_text(rules: &Rules, start: &Position, analysis: &Analysis, all: bool) -
             answer::openings_by_value_text(values, ", ")
         );
         if !rules.pie {
-            let pie = analysis.openings.iter().map(|o| -o.value.abs()).max().unwrap_or(0);
-            let fairest: Vec<String> =
-                analysis.openings.iter().filter(|o| -o.value.abs() == pie).map(|o| o.moves.to_string()).collect();
+            let pie = answer::pie_value(analysis.openings.iter().map(|o| o.value)).unwrap_or(0);
+            let fairest: Vec<String> = analysis
+                .openings
+                .iter()
+                .filter(|o| answer::is_fairest(o.value, pie))
+                .map(|o| o.moves.to_string())
+                .collect();
             text += &format!("under the pie rule: {} (fairest: {})\n", signed(pie), answer::first_few(&fairest, 5));
         }
         text += "(--all lists every opening, --json too)\n";

@@ -348,7 +348,7 @@ impl OpeningBook {
         if value != record.known.value.unwrap_or(value) {
             return Err(format!("value {} is not the best opening's {value}", record.known.value.unwrap_or(value)));
         }
-        let pie_value = openings.iter().map(|o| -o.value.abs()).max().ok_or("no openings")?;
+        let pie_value = crate::answer::pie_value(openings.iter().map(|o| o.value)).ok_or("no openings")?;
         let with =
             |keep: &dyn Fn(i32) -> bool| openings.iter().filter(|o| keep(o.value)).map(|o| o.moves.clone()).collect();
         let table = StartTable {
@@ -357,7 +357,7 @@ impl OpeningBook {
             value,
             pie_value,
             best: with(&|v| v == value),
-            fairest: with(&|v| -v.abs() == pie_value),
+            fairest: with(&|v| crate::answer::is_fairest(v, pie_value)),
             openings,
         };
         let rules = rules.for_values();
@@ -448,7 +448,7 @@ mod tests {
         let start = Position::start(4, 2).unwrap();
         let table = book.start(&rules, &start).unwrap();
         assert_eq!(table.value, solver.value(&start));
-        assert_eq!(table.pie_value, table.openings.iter().map(|o| -o.value.abs()).max().unwrap());
+        assert_eq!(Some(table.pie_value), crate::answer::pie_value(table.openings.iter().map(|o| o.value)));
         // The start and every position reached within South's first turn.
         let mut positions = vec![start];
         let mut answered = 0;

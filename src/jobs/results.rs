@@ -131,7 +131,7 @@ pub fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proofs) -> 
             let values = values?;
             let value = *values.iter().max()?;
             result.value = Some(value);
-            result.pie_value = values.iter().map(|v| -v.abs()).max();
+            result.pie_value = crate::answer::pie_value(values.iter().copied());
             result.best = result.openings.iter().filter(|o| o.value == Some(value)).map(|o| o.moves.clone()).collect();
         }
     }

@@ -148,7 +148,7 @@ fn opening_map(
         lower_proofs: known.lower_proofs.into_iter().collect(),
         upper_proofs: known.upper_proofs.into_iter().collect(),
         holds: None,
-        pie_value: exact.and_then(|values| values.iter().map(|v| -v.abs()).max()),
+        pie_value: exact.and_then(crate::answer::pie_value),
         best: openings.iter().filter(|o| value.is_some() && o.value == value).map(|o| o.moves.clone()).collect(),
         openings,
         nodes: 0,

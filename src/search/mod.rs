@@ -1111,7 +1111,8 @@ impl<'db> Search<'db> {
             progress(i + 1, turns.len());
         }
         let value = openings.iter().map(|o| o.value).max().unwrap_or_else(|| position.final_margin(&self.rules));
-        let pie_value = self.rules.pie.then(|| openings.iter().map(|o| -o.value.abs()).max().unwrap_or(value));
+        let pie_value =
+            self.rules.pie.then(|| crate::answer::pie_value(openings.iter().map(|o| o.value)).unwrap_or(value));
         Ok(Analysis { value: pie_value.unwrap_or(value), openings, pie_value, nodes: self.stats.nodes - nodes_before })
     }
 }
