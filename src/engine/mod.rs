@@ -266,8 +266,8 @@ pub fn analyse_position(search: &mut Search<'_>, position: &Position) -> Result<
     })
 }
 
-/// Nodes an iteration of each move's estimate in [`estimated_moves`] may search: about 0.02 s
-/// a move on the development machine.
+/// Nodes an iteration of each move's estimate in [`estimated_moves`] may search (the
+/// estimate stops after the first iteration that reaches it).
 pub const MOVE_ESTIMATE_NODES: u64 = 1 << 16;
 
 /// What to play when no search proved a best move in time: every legal move of `position` (not

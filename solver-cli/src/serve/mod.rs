@@ -38,8 +38,7 @@ use kalah::search::{Search, SearchError};
 use kalah::{Position, Side};
 use serde_json::{Value, json};
 
-use crate::args::DbArgs;
-use crate::args::input_error;
+use crate::args::{DbArgs, input_error};
 use crate::limits;
 use crate::output::{as_object, write_stdout};
 
