@@ -9,8 +9,7 @@ use kalah::jobs::{self, Compute, ItemResult, Job, JobError};
 use kalah::shard::Shard;
 use serde_json::json;
 
-use crate::args::SearchArgs;
-use crate::args::input_error;
+use crate::args::{SearchArgs, input_error};
 use crate::limits;
 use crate::output::{signed, write_stdout};
 use crate::search::Shown;

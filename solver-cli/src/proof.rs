@@ -12,8 +12,7 @@ use serde_json::json;
 
 use kalah::engine::Load;
 
-use crate::args::SearchArgs;
-use crate::args::{RulesArgs, input_error, parse_start};
+use crate::args::{RulesArgs, SearchArgs, input_error, parse_start};
 use crate::output::{describe_start, signed, write_stdout};
 use crate::search::database_for;
 

@@ -192,21 +192,12 @@ impl Search<'_> {
             // claim the table's pages first (a fresh GiB took 3-4 s on one thread here).
             pool.install(|| self.table.touch_all());
         }
-        let bound = super::seed_bound(board.seeds_on_board());
         let budget = nodes.unwrap_or(if board.seeds_on_board() >= self.database_seeds + GUESS_FAR_SEEDS {
             GUESS_NODES_FAR
         } else {
             GUESS_NODES_NEAR
         });
-        let mut guess = 0;
-        for depth in 1..=GUESS_MAX_DEPTH {
-            let before = self.stats.nodes;
-            guess = self.estimate(board, depth, -bound, bound)?;
-            if self.stats.nodes - before >= budget {
-                break;
-            }
-        }
-        Ok(guess)
+        self.deepened_estimate(board, budget)
     }
 
     /// A cheap estimate of the value of `position` for the side to move, stores included: exact
@@ -221,16 +212,22 @@ impl Search<'_> {
         if self.rules.has_cycles() {
             return Ok(position.margin());
         }
+        Ok(position.margin() + self.deepened_estimate(&board, nodes)?)
+    }
+
+    /// The depth-limited estimate of `board` (stores empty), full window, deepened one sowing at
+    /// a time until one iteration searches `nodes` (or [`GUESS_MAX_DEPTH`] is reached).
+    fn deepened_estimate(&mut self, board: &Position, nodes: u64) -> Result<i32, SearchError> {
         let bound = super::seed_bound(board.seeds_on_board());
         let mut guess = 0;
         for depth in 1..=GUESS_MAX_DEPTH {
             let before = self.stats.nodes;
-            guess = self.estimate(&board, depth, -bound, bound)?;
+            guess = self.estimate(board, depth, -bound, bound)?;
             if self.stats.nodes - before >= nodes {
                 break;
             }
         }
-        Ok(position.margin() + guess)
+        Ok(guess)
     }
 
     /// Whether a node with `seeds` on the board, expected to cut off, chooses its first move by
