@@ -1,15 +1,14 @@
 //! The flags and arguments several commands share, and the error for bad input (exit code 2).
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::Args;
 use kalah::Position;
-use kalah::database::{Database, Layout};
+use kalah::database::Layout;
 use kalah::engine::{self, Databases};
 use kalah::notation;
 use kalah::rules::{Capture, Direction, EarlyEnd, End, Remaining, Rules, Sowing};
-use kalah::search::SearchOptions;
 
 use crate::limits;
 
@@ -117,12 +116,6 @@ pub struct SearchArgs {
 }
 
 impl SearchArgs {
-    /// The options of a search under `rules` whose biggest position is `root`, over `database`;
-    /// the time limit counts from now.
-    pub fn options(&self, rules: &Rules, root: &Position, database: Option<&Database>) -> SearchOptions {
-        self.setup().options(rules, root, database, self.time_limit.map(|limit| Instant::now() + limit))
-    }
-
     /// The engine's setup these options ask for.
     pub fn setup(&self) -> engine::Setup {
         let databases = Databases {

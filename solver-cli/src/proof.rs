@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 use clap::{Args, Subcommand};
 use kalah::moves::Turn;
 use kalah::proof::{self, Claim, ProofError, RunOptions, Spec, Status, TaskOutcome, Tree};
-use kalah::search::Search;
 use kalah::shard::Shard;
 use serde_json::json;
 
@@ -14,7 +13,7 @@ use kalah::engine::Load;
 
 use crate::args::{RulesArgs, SearchArgs, input_error, parse_start};
 use crate::output::{describe_start, signed, write_stdout};
-use crate::search::database_for;
+use crate::search::prepare;
 
 #[derive(Subcommand)]
 pub enum ProofCommand {
@@ -253,11 +252,10 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
     if args.task_nodes == Some(0) {
         return Err(input_error("--task-nodes must be at least 1"));
     }
-    let db = database_for(&args.search, &spec.rules, &spec.root, Load::Now)?;
-    let mut options = args.search.options(&spec.rules, &spec.root, db.as_ref());
+    let mut prepared = prepare(&args.search, &spec.rules, &spec.root, Load::Now)?;
     // The deadline is the run's, not one search's: `work` sets it on every task.
-    let deadline = options.deadline.take();
-    let mut search = Search::new(spec.rules, db.as_ref(), &options)?;
+    let deadline = prepared.take_deadline();
+    let mut search = prepared.search()?;
     let shared = match (args.no_share, args.dir.parent()) {
         (false, Some(beside)) => {
             let beside = if beside.as_os_str().is_empty() { Path::new(".") } else { beside };
@@ -418,13 +416,17 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
     });
-    let db = if args.sample > 0 { database_for(&args.search, &spec.rules, &spec.root, Load::Now)? } else { None };
-    let mut search = match args.sample {
+    let prepared = match args.sample {
         0 => None,
-        _ => Some(Search::new(spec.rules, db.as_ref(), &args.search.options(&spec.rules, &spec.root, db.as_ref()))?),
+        _ => Some(prepare(&args.search, &spec.rules, &spec.root, Load::Now)?),
     };
+    let mut search = prepared.as_ref().map(|prepared| prepared.search()).transpose()?;
     let resample = match search.as_mut() {
-        Some(search) => Some(resample_with_progress(&args.dir, search, args.sample, seed, args.resume)?),
+        Some(search) => {
+            let mut resample = proof::Resample::new(search, args.sample, seed);
+            with_progress(&mut resample, &args.dir, args.resume)?;
+            Some(resample)
+        }
         None => None,
     };
     let report = proof::check(&spec, &records, resample)?;
@@ -455,16 +457,10 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
 /// The file to which a check appends every leaf it searches again, as it goes.
 const CHECK_PROGRESS: &str = "check-progress.jsonl";
 
-/// A check's searches of leaves, each appended to the proof's progress file as it ends and told on
-/// stderr; with `resume`, the leaves that file holds (from an unfinished check) are taken as
-/// they are.
-fn resample_with_progress<'s, 'db>(
-    dir: &std::path::Path,
-    search: &'s mut Search<'db>,
-    sample: usize,
-    seed: u64,
-    resume: bool,
-) -> anyhow::Result<proof::Resample<'s, 'db>> {
+/// Makes a check's searches of leaves (`resample`) append each leaf to the proof's progress file
+/// in `dir` as it ends and tell it on stderr; with `resume`, the leaves that file holds (from an
+/// unfinished check) are taken as they are.
+fn with_progress(resample: &mut proof::Resample<'_, '_>, dir: &std::path::Path, resume: bool) -> anyhow::Result<()> {
     let path = dir.join(CHECK_PROGRESS);
     let earlier = match resume.then(|| std::fs::read_to_string(&path)) {
         Some(Ok(text)) => kalah::jsonl::parse_complete_lines::<proof::LeafSearch>(&path, &text, 1)?.0,
@@ -477,14 +473,13 @@ fn resample_with_progress<'s, 'db>(
     }
     let mut progress =
         kalah::jsonl::Appender::open(&path).map_err(|source| ProofError::Io { path: path.clone(), source })?;
-    let mut resample = proof::Resample::new(search, sample, seed);
     resample.earlier = earlier;
     resample.on_leaf = Box::new(move |place, count, leaf| {
         progress.append(leaf).map_err(|source| ProofError::Io { path: path.clone(), source })?;
         eprintln!("leaf {}/{count}: {}", place + 1, leaf_text(leaf));
         Ok(())
     });
-    Ok(resample)
+    Ok(())
 }
 
 /// One leaf searched again, as the check's transcript and its progress on stderr write it.
@@ -627,10 +622,9 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         None => Default::default(),
     };
     std::fs::create_dir_all(proofs)?;
-    let db = database_for(&args.search, &rules, &start, Load::Now)?;
-    let mut options = args.search.options(&rules, &start, db.as_ref());
-    let deadline = options.deadline.take();
-    let mut search = Search::new(rules, db.as_ref(), &options)?;
+    let mut prepared = prepare(&args.search, &rules, &start, Load::Now)?;
+    let deadline = prepared.take_deadline();
+    let mut search = prepared.search()?;
     let interrupt = crate::interrupt::stop_flag("stopping; the test in flight is left open");
     let step = proof::openings::value_step(&rules);
     let turns = kalah::moves::first_turns(&rules, &start);
@@ -696,7 +690,8 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         let seed =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
         search.set_deadline(None);
-        let resample = resample_with_progress(&dir, &mut search, usize::MAX, seed, true)?;
+        let mut resample = proof::Resample::new(&mut search, usize::MAX, seed);
+        with_progress(&mut resample, &dir, true)?;
         let report = proof::check(&spec, &records, Some(resample))?;
         let transcript = dir.join(format!("check-{}.txt", utc_date()));
         kalah::atomic::write_bytes(&transcript, check_text(&spec, &report, seed).as_bytes())?;

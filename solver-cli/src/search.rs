@@ -8,22 +8,21 @@ use clap::Args;
 use indicatif::ProgressDrawTarget;
 use indicatif::{ProgressBar, ProgressStyle};
 use kalah::Position;
-use kalah::answer::{self, Analysis, BoundedAnswer, PositionAnswer, Source};
+use kalah::answer::{self, Answer, BoundedAnswer, PositionAnswer, Source, StartReport};
 use kalah::database::builder::{LayerReport, Progress};
 use kalah::database::{Database, DbError};
 use kalah::engine::book::{OpeningBook, StartMap};
-use kalah::engine::{self, Load, Preparation};
+use kalah::engine::{self, Load, Preparation, Prepared};
 use kalah::jobs::RunProgress;
 use kalah::jobs::grid::{self, Cell, CellStatus};
-use kalah::moves::Turn;
 use kalah::rules::{EarlyEnd, Rules};
-use kalah::search::{Search, SearchOptions};
+use kalah::search::SearchOptions;
 use serde_json::json;
 
 use crate::args::{DbArgs, RulesArgs, SearchArgs, input_error, parse_start};
 use crate::database::Bars;
 use crate::limits;
-use crate::output::{as_object, describe_start, signed, write_stdout};
+use crate::output::{describe_start, signed, write_stdout};
 
 #[derive(Args)]
 pub struct SolveArgs {
@@ -41,15 +40,12 @@ pub struct SolveArgs {
     all: bool,
 }
 
-/// The database for a search from `position` (see [`engine::database_for`]), with progress on
-/// stderr while the default database is built or a database is read.
-pub fn database_for(
-    args: &SearchArgs,
-    rules: &Rules,
-    position: &Position,
-    when: Load,
-) -> anyhow::Result<Option<Database>> {
-    Ok(args.setup().database(rules, position, when, &Shown::default())?)
+/// The searches from `position` under `rules` as `args` ask ([`engine::Setup::prepare`]), with
+/// progress on stderr while the default database is built or a database is read; the time limit
+/// counts from now.
+pub fn prepare(args: &SearchArgs, rules: &Rules, position: &Position, when: Load) -> anyhow::Result<Prepared> {
+    let deadline = args.time_limit.map(|limit| Instant::now() + limit);
+    Ok(args.setup().prepare(rules, position, when, deadline, &Shown::default())?)
 }
 
 /// Progress bars while a database is built, a spinner while one is read; for a run, a bar over
@@ -162,18 +158,6 @@ fn spinner(message: &str) -> ProgressBar {
     bar
 }
 
-/// What a search from `position` needs before it starts: rules it can search, valid options, and
-/// the database (opened or built as [`database_for`] decides).
-fn prepare(
-    args: &SearchArgs,
-    rules: &Rules,
-    position: &Position,
-    when: Load,
-) -> anyhow::Result<(SearchOptions, Option<Database>)> {
-    let database = database_for(args, rules, position, when)?;
-    Ok((args.options(rules, position, database.as_ref()), database))
-}
-
 pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
     let rules = args.rules.resolve();
     let start = parse_start(&args.start)?;
@@ -181,58 +165,30 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
     if let Some(map) = OpeningBook::shipped()?.start_map(&rules, &start) {
         return Ok(map_text(&rules, &start, map, args.json));
     }
-    let (options, db) = prepare(&args.search, &rules, &start, Load::Now)?;
-    let clock = Instant::now();
-    let mut search = Search::new(rules, db.as_ref(), &options)?;
+    let prepared = prepare(&args.search, &rules, &start, Load::Now)?;
     let bar = ProgressBar::new(0).with_style(
         ProgressStyle::with_template("{spinner} solving openings {pos}/{len} [{elapsed_precise}] {msg}")
             .expect("a valid progress template"),
     );
     bar.enable_steady_tick(Duration::from_millis(200));
-    let analysis = search.analyse(&start, |done, total| {
+    let solved = prepared.solve_start(&start, |done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     });
     bar.finish_and_clear();
-    let analysis = analysis?;
-    let line = search.principal_variation(&start)?;
-    let seconds = clock.elapsed().as_secs_f64();
-    let stats = search.stats();
-    let line: Vec<String> = line.iter().map(|turn| Turn::from_indices(turn).to_string()).collect();
-    let database = db.as_ref().map(|db| json!({ "dir": db.dir(), "max_seeds": db.max_seeds() }));
+    let solved = solved?;
     if args.json {
-        let value = json!({
-            "rules": rules.to_string(),
-            "rule_dimensions": rules,
-            "start": start,
-            "houses": start.houses(),
-            "to_move": start.to_move(),
-            "value": analysis.value,
-            "wdl": answer::wdl(analysis.value),
-            "best": analysis.best().iter().map(|o| o.moves.to_string()).collect::<Vec<_>>(),
-            "openings": analysis.openings.iter().map(|o| json!({ "move": o.moves.to_string(), "value": o.value })).collect::<Vec<_>>(),
-            "pie_value": analysis.pie_value,
-            "principal_variation": line,
-            "full_play_margin": true,
-            "database": database,
-            "nodes": stats.nodes,
-            "probes": stats.probes,
-            "table_mb": search.table().bytes() >> 20,
-            "seconds": seconds,
-        });
-        return Ok(format!("{value}\n"));
+        return Ok(format!("{}\n", serde_json::to_string(&solved)?));
     }
-    let mut text = solve_text(&rules, &start, &analysis, args.all);
-    text += &format!("principal variation: {}\n", line.join(" | "));
-    let source = match &db {
-        Some(db) => format!("database up to {} seeds in {}", db.max_seeds(), db.dir().display()),
+    let mut text = solve_text(&rules, &solved, args.all);
+    text += &format!("principal variation: {}\n", solved.principal_variation.join(" | "));
+    let source = match &solved.database {
+        Some(db) => format!("database up to {} seeds in {}", db.max_seeds, db.dir.display()),
         None => "no database".to_string(),
     };
     text += &format!(
-        "{} nodes, {} database probes, {seconds:.3} s ({source}, {} MiB table)\n",
-        stats.nodes,
-        stats.probes,
-        search.table().bytes() >> 20
+        "{} nodes, {} database probes, {:.3} s ({source}, {} MiB table)\n",
+        solved.nodes, solved.probes, solved.seconds, solved.table_mb
     );
     Ok(text)
 }
@@ -240,10 +196,16 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
 /// `kalah solve`'s report of a start that proofs map, as text or JSON.
 fn map_text(rules: &Rules, start: &Position, map: &StartMap, json: bool) -> String {
     if json {
-        let mut value = json!({ "rules": rules.to_string(), "start": start, "houses": start.houses() });
-        value.as_object_mut().expect("an object").extend(as_object(map));
-        value["source"] = json!(Source::Proof.name());
-        return format!("{value}\n");
+        /// The map with the start's board size.
+        #[derive(serde::Serialize)]
+        struct Mapped<'a> {
+            start: &'a Position,
+            houses: usize,
+            #[serde(flatten)]
+            map: &'a StartMap,
+        }
+        let mapped = Mapped { start, houses: start.houses(), map };
+        return format!("{}\n", serde_json::to_string(&mapped).expect("maps serialize"));
     }
     let total = start.total_seeds() as i32;
     let proofs = |lower: &[String], upper: &[String]| {
@@ -272,10 +234,10 @@ fn map_text(rules: &Rules, start: &Position, map: &StartMap, json: bool) -> Stri
     text
 }
 
-fn solve_text(rules: &Rules, start: &Position, analysis: &Analysis, all: bool) -> String {
-    let mover = start.to_move().name();
-    let mut text = format!("{}, rules {rules}\n", describe_start(start));
-    let value = analysis.value;
+fn solve_text(rules: &Rules, solved: &StartReport, all: bool) -> String {
+    let mover = solved.to_move.name();
+    let mut text = format!("{}, rules {rules}\n", describe_start(&solved.start));
+    let value = solved.value;
     let outcome = match value.signum() {
         1 => format!("{mover} wins by {value}"),
         -1 => format!("{mover} loses by {}", -value),
@@ -283,33 +245,29 @@ fn solve_text(rules: &Rules, start: &Position, analysis: &Analysis, all: bool) -
     };
     let rule = if rules.pie { " under the pie rule" } else { "" };
     text += &format!("value {} for {mover}{rule}: {outcome}\n", signed(value));
-    let best: Vec<String> = analysis.best().iter().map(|o| o.moves.to_string()).collect();
+    let best = &solved.best;
     let label = if rules.pie { "fairest openings" } else { "best openings" };
-    let count = analysis.openings.len();
+    let count = solved.openings.len();
     if all || count <= answer::OPENINGS_LISTED {
         text += &format!("{label}: {}\n", best.join(", "));
         if count > 0 {
             text += "openings (value for the first player):\n";
-            for opening in &analysis.openings {
-                text += &format!("  {:<12} {:>4}\n", opening.moves.to_string(), signed(opening.value));
+            for opening in &solved.openings {
+                text += &format!("  {:<12} {:>4}\n", opening.moves, signed(opening.value));
             }
         }
     } else {
         // Relay and go-again sowing make thousands of first turns: what they come to.
-        text += &format!("{label}: {}\n", answer::first_few(&best, 5));
-        let values = analysis.openings.iter().map(|o| o.value);
+        text += &format!("{label}: {}\n", answer::first_few(best, 5));
+        let values = solved.openings.iter().map(|o| o.value);
         text += &format!(
             "{count} openings by value for the first player: {}\n",
             answer::openings_by_value_text(values, ", ")
         );
         if !rules.pie {
-            let pie = answer::pie_value(analysis.openings.iter().map(|o| o.value)).unwrap_or(0);
-            let fairest: Vec<String> = analysis
-                .openings
-                .iter()
-                .filter(|o| answer::is_fairest(o.value, pie))
-                .map(|o| o.moves.to_string())
-                .collect();
+            let pie = answer::pie_value(solved.openings.iter().map(|o| o.value)).unwrap_or(0);
+            let fairest: Vec<String> =
+                solved.openings.iter().filter(|o| answer::is_fairest(o.value, pie)).map(|o| o.moves.clone()).collect();
             text += &format!("under the pie rule: {} (fairest: {})\n", signed(pie), answer::first_few(&fairest, 5));
         }
         text += "(--all lists every opening, --json too)\n";
@@ -337,45 +295,31 @@ pub struct QueryArgs {
 pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
     let rules = args.rules.resolve();
     let position = parse_start(&args.position)?;
-    // The same order as the service's: the shipped tables, then what proofs establish, then a search.
-    let book = OpeningBook::shipped()?;
-    if let Some(answer) = book.answer(&rules, &position) {
-        return Ok(position_text(&rules, &position, &answer, None, args.json));
+    // The same path as the service's: what the book and the proofs hold, then a search.
+    let report = match engine::known_answer(&OpeningBook::shipped()?, &rules, &position) {
+        Some(report) => report,
+        None => prepare(&args.search, &rules, &position, Load::WhenProbed)?.report(&position, |_, _, _| {})?,
+    };
+    if args.json {
+        return Ok(format!("{}\n", serde_json::to_string(&report)?));
     }
-    if let Some(answer) = book.bounded_answer(&rules, &position) {
-        return Ok(bounded_text(&rules, &position, &answer, args.json));
-    }
-    let (options, db) = prepare(&args.search, &rules, &position, Load::WhenProbed)?;
-    let mut search = Search::new(rules, db.as_ref(), &options)?;
-    let answer = engine::analyse_position(&mut search, &position)?;
-    Ok(position_text(&rules, &position, &answer, Some(search.table().bytes() >> 20), args.json))
+    let mut text = format!("{position}, rules {rules}\n");
+    text += &kalah::notation::diagram(&position);
+    text += &match &report.answer {
+        Answer::Exact(answer) => exact_text(&position, answer),
+        Answer::Bounded(answer) => bounded_text(&position, answer),
+    };
+    Ok(text)
 }
 
-/// `kalah query`'s report of an exact answer, as text or JSON (with the table's MiB when a
-/// search made it).
-fn position_text(
-    rules: &Rules,
-    position: &Position,
-    answer: &PositionAnswer,
-    table_mb: Option<usize>,
-    json: bool,
-) -> String {
-    if json {
-        let mut value = json!({ "position": position, "rules": rules.to_string(), "to_move": position.to_move() });
-        value.as_object_mut().expect("an object").extend(as_object(answer));
-        if let Some(table_mb) = table_mb {
-            value["table_mb"] = json!(table_mb);
-        }
-        return format!("{value}\n");
-    }
+/// `kalah query`'s report of an exact answer.
+fn exact_text(position: &Position, answer: &PositionAnswer) -> String {
     let mover = position.to_move().name();
-    let mut text = format!("{position}, rules {rules}\n");
-    text += &kalah::notation::diagram(position);
     let how = match answer.source {
         Source::Search => format!("by search: {} nodes, {:.3} s", answer.nodes, answer.seconds),
         source => format!("from the {}", source.name()),
     };
-    text += &format!("value {} for {mover} ({}), {how}\n", signed(answer.value), answer.wdl);
+    let mut text = format!("value {} for {mover} ({}), {how}\n", signed(answer.value), answer.wdl);
     if !answer.moves.is_empty() {
         text += "moves (value for the mover, stores included):\n";
         for m in &answer.moves {
@@ -386,19 +330,12 @@ fn position_text(
     text
 }
 
-/// `kalah query`'s report of what proofs establish, as text or JSON.
-fn bounded_text(rules: &Rules, position: &Position, answer: &BoundedAnswer, json: bool) -> String {
-    if json {
-        let mut value = json!({ "position": position, "rules": rules.to_string(), "to_move": position.to_move() });
-        value.as_object_mut().expect("an object").extend(as_object(answer));
-        return format!("{value}\n");
-    }
+/// `kalah query`'s report of what proofs establish.
+fn bounded_text(position: &Position, answer: &BoundedAnswer) -> String {
     let total = position.total_seeds() as i32;
     let mover = position.to_move().name();
-    let mut text = format!("{position}, rules {rules}\n");
-    text += &kalah::notation::diagram(position);
     let wdl = answer.wdl.map_or(String::new(), |wdl| format!(" ({wdl})"));
-    text += &format!(
+    let mut text = format!(
         "value {} for {mover}{wdl}, proven by checked proofs: {}\n",
         BoundedAnswer::text(answer.lower, answer.upper, total),
         answer.proofs.join(", ")
@@ -579,13 +516,11 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
             None
         };
         let table_bytes = engine::table_bytes(args.table_mb, &rules, &start, db.as_ref());
-        let options = SearchOptions { table_bytes, deadline: None, threads };
-        let clock = Instant::now();
-        let mut search = Search::new(rules, db.as_ref(), &options)?;
-        let value = search.value(&start)?;
-        let seconds = clock.elapsed().as_secs_f64();
-        let stats = search.stats();
         let max_seeds = db.as_ref().map(|db| db.max_seeds());
+        let prepared = Prepared::new(rules, db, SearchOptions { table_bytes, deadline: None, threads });
+        let clock = Instant::now();
+        let (value, stats) = prepared.value(&start)?;
+        let seconds = clock.elapsed().as_secs_f64();
         let database = max_seeds.map_or("no database".to_string(), |s| format!("database <= {s} seeds"));
         let table_mb = table_bytes >> 20;
         text += &format!(

@@ -408,3 +408,62 @@ fn a_cache_file_that_is_not_a_cache_is_refused_and_kept() {
     assert!(err.contains("is not an answer cache") && err.contains("refusing to overwrite it"), "{err}");
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "a user's own notes\n");
 }
+
+/// Every key of `value`, objects' keys with their path, arrays' entries' keys under `[]`.
+fn keys(value: &Value, path: &str, found: &mut std::collections::BTreeSet<String>) {
+    match value {
+        Value::Object(fields) => {
+            for (key, field) in fields {
+                let here = format!("{path}.{key}");
+                keys(field, &here, found);
+                found.insert(here);
+            }
+        }
+        Value::Array(entries) => entries.iter().for_each(|entry| keys(entry, &format!("{path}[]"), found)),
+        _ => {}
+    }
+}
+
+/// `kalah query --json` and `/api/v1/position` take the same path (book, proofs, search) and give
+/// the same answer, key for key: from the book (the 6x4 start, at once and with no database),
+/// from the proofs (the 6x6 start) and by search.
+#[test]
+fn query_and_the_api_give_the_same_answer_with_the_same_keys() {
+    let root = tempfile::tempdir().unwrap();
+    let db = root.path().to_str().unwrap();
+    let server = Server::start(root.path(), &[]);
+    let client = agent();
+    for (position, rules, source) in
+        [("6x4", "standard", "book"), ("6x6", "standard", "proof"), ("3 1 0 4 2 1 2 3 0 1 S", "standard", "search")]
+    {
+        let clock = Instant::now();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_kalah"))
+            .args(["query", position, "--rules", rules, "--db", db, "--json"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        if source == "book" {
+            assert!(clock.elapsed() < Duration::from_secs(3), "from the book at once: {:?}", clock.elapsed());
+        }
+        let query: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let (status, api) =
+            get_json(&client, &format!("{}/api/v1/position", server.url), &[("pos", position), ("rules", rules)]);
+        assert_eq!(status, 200, "{api}");
+        assert_eq!(query["source"], source, "{query}");
+        let (mut query_keys, mut api_keys) = (Default::default(), Default::default());
+        keys(&query, "", &mut query_keys);
+        keys(&api, "", &mut api_keys);
+        assert_eq!(query_keys, api_keys, "{position}");
+        assert!(query_keys.contains(".moves[].captured") && query_keys.contains(".houses"), "{query_keys:?}");
+        let without_time = |mut value: Value| {
+            value["seconds"] = Value::Null;
+            value["nodes"] = Value::Null;
+            value
+        };
+        assert_eq!(without_time(query), without_time(api), "{position}");
+    }
+    assert!(
+        std::fs::read_dir(root.path()).unwrap().all(|entry| entry.unwrap().file_name() == "answers.jsonl"),
+        "no database built"
+    );
+}

@@ -57,6 +57,8 @@ pub struct StartMap {
     pub known: ProvenValue,
     /// Every first turn.
     pub openings: Vec<MapOpening>,
+    /// Where it came from: checked proofs.
+    pub source: Source,
 }
 
 /// One first turn of a [`StartMap`].
@@ -285,7 +287,13 @@ impl OpeningBook {
             proofs: BTreeSet<String>,
         }
         let mut at: HashMap<Position, Vec<MoveKnown>> = HashMap::new();
-        let mut map = StartMap { rules: rules.to_string(), position: start.to_string(), known, openings: Vec::new() };
+        let mut map = StartMap {
+            rules: rules.to_string(),
+            position: start.to_string(),
+            known,
+            openings: Vec::new(),
+            source: Source::Proof,
+        };
         for opening in &record.openings {
             let Some(known) = opening.known.proven() else { return Ok(()) };
             let (o_lower, o_upper) = (known.lower, known.upper);
@@ -392,14 +400,15 @@ impl OpeningBook {
     /// within a first turn of one.
     pub fn bounded_answer(&self, rules: &Rules, position: &Position) -> Option<BoundedAnswer> {
         let bounded = self.bounded.get(&(rules.for_values(), *position))?;
-        Some(BoundedAnswer::new(bounded.lower, bounded.upper, &bounded.moves, bounded.proofs.iter().cloned().collect()))
+        let proofs = bounded.proofs.iter().cloned().collect();
+        Some(BoundedAnswer::new(rules, position, (bounded.lower, bounded.upper), &bounded.moves, proofs))
     }
 
     /// The analysis of `position` if it is a start or lies within a first turn of one.
     pub fn answer(&self, rules: &Rules, position: &Position) -> Option<PositionAnswer> {
         let values = self.moves.get(&(rules.for_values(), *position))?;
         let value = values.iter().map(|&(_, v)| v).max()?;
-        let moves = moves_best_first(values, value);
+        let moves = moves_best_first(rules, position, values, value);
         Some(PositionAnswer {
             value,
             wdl: wdl(value),

@@ -9,9 +9,10 @@ use std::time::Instant;
 
 use crate::board::Position;
 use crate::database::{Database, DbError, Layout};
+use crate::engine::Prepared;
 use crate::rules::Rules;
 use crate::search::table::Table;
-use crate::search::{Search, SearchError, SearchOptions};
+use crate::search::{SearchError, SearchOptions};
 
 /// The database (if there is one) and the table of one rule set and board size.
 #[derive(Clone)]
@@ -109,10 +110,11 @@ impl KeptEngines {
         dirs.iter().filter_map(|dir| Database::open_dir(dir).ok()).map(|db| self.limit(db)).collect()
     }
 
-    /// A one-thread search under `rules` over `kept`, stopping at `deadline`.
-    pub fn search<'k>(&self, rules: &Rules, kept: &'k Kept, deadline: Instant) -> Result<Search<'k>, SearchError> {
+    /// One-thread searches under `rules` over `kept`'s database and table, stopping at
+    /// `deadline`.
+    pub fn prepare(&self, rules: &Rules, kept: &Kept, deadline: Instant) -> Prepared {
         let options = SearchOptions { table_bytes: self.table_bytes, deadline: Some(deadline), threads: 1 };
-        Search::with_table(*rules, kept.database.as_deref(), Arc::clone(&kept.table), &options)
+        Prepared::sharing(*rules, kept.database.clone(), Arc::clone(&kept.table), options)
     }
 
     /// `db` as the searches use it: up to the seeds asked for, in the layout asked for.
@@ -168,8 +170,8 @@ mod tests {
         let again = small.get(&Rules::STANDARD, 3).unwrap();
         assert!(Arc::ptr_eq(&with_database.table, &again.table), "the kind with a database was kept");
         let start = Position::start(3, 1).unwrap();
-        let mut search =
-            engines.search(&Rules::STANDARD, &first, Instant::now() + std::time::Duration::from_secs(60)).unwrap();
-        assert_eq!(search.value(&start).unwrap(), crate::solve::Solver::new(Rules::STANDARD).unwrap().value(&start));
+        let prepared = engines.prepare(&Rules::STANDARD, &first, Instant::now() + std::time::Duration::from_secs(60));
+        let (value, _) = prepared.value(&start).unwrap();
+        assert_eq!(value, crate::solve::Solver::new(Rules::STANDARD).unwrap().value(&start));
     }
 }

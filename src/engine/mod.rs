@@ -6,6 +6,9 @@
 
 pub mod book;
 pub mod kept;
+mod prepared;
+
+pub use prepared::{Prepared, Unanswered, known_answer};
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -52,6 +55,22 @@ impl Setup {
         report: &impl Preparation,
     ) -> Result<Option<Database>, DbError> {
         database_for(&self.databases, rules, position, when, report)
+    }
+
+    /// The searches from `position` (the biggest they will see) under `rules`: over the database
+    /// [`database_for`] finds or builds, read `when` asked, with the table asked for or one sized
+    /// to them, stopping at `deadline`.
+    pub fn prepare(
+        &self,
+        rules: &Rules,
+        position: &Position,
+        when: Load,
+        deadline: Option<Instant>,
+        report: &impl Preparation,
+    ) -> Result<Prepared, DbError> {
+        let database = self.database(rules, position, when, report)?;
+        let options = self.options(rules, position, database.as_ref(), deadline);
+        Ok(Prepared::new(*rules, database, options))
     }
 
     /// The options of a search under `rules` whose biggest position is `root`, over `database`,
@@ -254,7 +273,7 @@ pub fn analyse_position(search: &mut Search<'_>, position: &Position) -> Result<
         }
         (value, values, source)
     };
-    let moves = moves_best_first(&values, value);
+    let moves = moves_best_first(&rules, position, &values, value);
     Ok(PositionAnswer {
         value,
         wdl: wdl(value),

@@ -107,9 +107,9 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
         let biggest = group.iter().map(|&t| tasks[t].position).max_by_key(|p| p.seeds_on_board());
         let biggest = biggest.expect("a group has a task");
         progress.preparing();
-        let db = setup.database(&rules, &biggest, Load::Now, progress).map_err(SearchError::from)?;
+        let prepared = setup.prepare(&rules, &biggest, Load::Now, None, progress).map_err(SearchError::from)?;
         progress.prepared();
-        let mut search = Search::new(rules, db.as_ref(), &setup.options(&rules, &biggest, db.as_ref(), None))?;
+        let mut search = prepared.search()?;
         search.set_cancel(options.interrupt.clone());
         if let Some(checkpoints) = checkpoints.as_ref().filter(|c| c.path.exists()) {
             load_checkpoint(&search, &checkpoints.path, &super::table_tag(&rules, biggest.houses()), progress);

@@ -5,7 +5,7 @@
 //!
 //! Every answer is computed on tokio's blocking threads. Answers that need no search (given
 //! before, held by a database, finished games, the rule sets) are computed at once; searches are
-//! single-threaded [`Search`]es with the request's deadline that queue for `--workers`
+//! single-threaded searches with the request's deadline that queue for `--workers`
 //! ([`queue`]), so a position too big to solve in time gets a 503 instead of a hung connection,
 //! and slow searches never hold up the cheap requests. The searches of one rule set and board
 //! size share one transposition table for the server's lifetime: a user stepping through a game
@@ -31,12 +31,14 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use clap::Args;
+use kalah::Position;
+use kalah::answer::{self, LegalMove, PositionMoves};
 use kalah::engine::book::OpeningBook;
 use kalah::engine::kept::{Kept, KeptEngines};
+use kalah::engine::{Prepared, Unanswered};
 use kalah::rules::{RULE_SETS, Rules};
-use kalah::search::{Search, SearchError};
-use kalah::{Position, Side};
-use serde_json::{Value, json};
+use kalah::search::SearchError;
+use serde_json::Value;
 
 use crate::args::{DbArgs, input_error};
 use crate::limits;
@@ -157,8 +159,9 @@ impl ApiError {
         ApiError { status, message: message.into(), details: serde_json::Map::new() }
     }
 
-    fn with(mut self, field: &str, value: Value) -> ApiError {
-        self.details.insert(field.to_string(), value);
+    /// The error with `fields` (an object) in its answer.
+    fn with(mut self, fields: &impl serde::Serialize) -> ApiError {
+        self.details.extend(as_object(fields));
         self
     }
 
@@ -167,10 +170,18 @@ impl ApiError {
     }
 }
 
+/// An error's answer: what went wrong, the status again, and what is known all the same.
+#[derive(serde::Serialize)]
+struct ErrorBody {
+    error: String,
+    status: u16,
+    #[serde(flatten)]
+    details: serde_json::Map<String, Value>,
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut body = json!({ "error": self.message, "status": self.status.as_u16() });
-        body.as_object_mut().expect("an object").extend(self.details);
+        let body = ErrorBody { error: self.message, status: self.status.as_u16(), details: self.details };
         (self.status, axum::Json(body)).into_response()
     }
 }
@@ -340,34 +351,28 @@ async fn openings(
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
     let PositionQuery { position, rules } = PositionQuery::parse(query)?;
-    if service.book.start(&rules, &position).is_none()
-        && let Some(map) = service.book.start_map(&rules, &position)
-    {
-        let mut value = json!(map);
-        value["source"] = json!("proof");
-        return Ok(axum::Json(value));
+    if let Some(table) = service.book.start(&rules, &position) {
+        return Ok(axum::Json(to_json(table)));
     }
-    let table = service.book.start(&rules, &position).ok_or_else(|| {
+    let map = service.book.start_map(&rules, &position).ok_or_else(|| {
         ApiError::new(
             StatusCode::NOT_FOUND,
             format!("no openings table for {position} under {rules}: /api/v1/rules lists the starts there are"),
         )
     })?;
-    Ok(axum::Json(json!(table)))
+    Ok(axum::Json(to_json(map)))
+}
+
+/// An answer as JSON.
+fn to_json(answer: &impl serde::Serialize) -> Value {
+    Value::Object(as_object(answer))
 }
 
 /// `/moves`: every legal move with what it does and the position it leads to, no values: what a
 /// client replaying a game needs, never searched.
 async fn moves(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> Result<axum::Json<Value>, ApiError> {
-    let query = PositionQuery::parse(query)?;
-    let PositionQuery { position, rules } = &query;
-    Ok(axum::Json(json!({
-        "position": position,
-        "rules": rules.to_string(),
-        "to_move": position.to_move(),
-        "game_over": position.is_over(rules),
-        "moves": legal_moves_json(&query),
-    })))
+    let PositionQuery { position, rules } = PositionQuery::parse(query)?;
+    Ok(axum::Json(to_json(&PositionMoves::new(&rules, &position))))
 }
 
 /// `/progress`: what the search of a position in flight has proven so far (`searching: false`
@@ -377,71 +382,18 @@ async fn search_progress(
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
     let PositionQuery { position, rules } = PositionQuery::parse(query)?;
-    Ok(axum::Json(service.in_flight.report(rules, position)))
+    Ok(axum::Json(to_json(&service.in_flight.report(rules, position))))
 }
 
 async fn rule_sets(State(service): State<Arc<Service>>) -> Result<axum::Json<Value>, ApiError> {
     service.blocking(|service| service.offer()).await.map(axum::Json)
 }
 
-/// A legal move as the API reports it: `house` 1-based from the mover's left.
-fn move_json(rules: &Rules, position: &Position, house: usize) -> (Value, Position) {
-    let mut after = *position;
-    let outcome = after.play(rules, house);
-    let m = position.houses();
-    let bin = match position.to_move() {
-        Side::South => house + 1,
-        Side::North => m + 2 + house,
-    };
-    let value = json!({
-        "move": house + 1,
-        "bin": bin,
-        "extra_turn": outcome.extra_turn,
-        "capture": outcome.captured > 0,
-        "captured": outcome.captured,
-        "game_over": outcome.over,
-        "position": after,
-    });
-    (value, after)
-}
-
-/// The `/position` answer for `query` from `answer` (a `PositionAnswer` or a `BoundedAnswer`): its fields, with each move's joined by what the move does.
-fn position_json(query: &PositionQuery, answer: &impl serde::Serialize, database_max_seeds: Option<usize>) -> Value {
-    let PositionQuery { position, rules } = query;
-    let mut value = json!({
-        "position": position,
-        "rules": rules.to_string(),
-        "houses": position.houses(),
-        "to_move": position.to_move(),
-    });
-    let fields = as_object(answer);
-    let moves: Vec<Value> = fields
-        .get("moves")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|m| {
-            let house = m["move"].as_u64()? as usize;
-            let (mut entry, _) = move_json(rules, position, house - 1);
-            entry.as_object_mut()?.extend(m.as_object()?.clone());
-            Some(entry)
-        })
-        .collect();
-    value.as_object_mut().expect("an object").extend(fields);
-    value["moves"] = json!(moves);
-    value["database_max_seeds"] = json!(database_max_seeds);
-    value["cached"] = json!(false);
-    value
-}
-
-/// Every legal move of `query`'s position with what it does, without values: what a client can
+/// The legal moves of `query`'s position with what they do, without values: what a client can
 /// still show of a position not solved in time.
-fn legal_moves_json(query: &PositionQuery) -> Value {
-    let PositionQuery { position, rules } = query;
-    if position.is_over(rules) {
-        return json!([]);
-    }
-    json!(position.legal_moves().map(|house| move_json(rules, position, house).0).collect::<Vec<_>>())
+#[derive(serde::Serialize)]
+struct Playable {
+    moves: Vec<LegalMove>,
 }
 
 impl Service {
@@ -454,22 +406,20 @@ impl Service {
         compute: fn(&Service, &PositionQuery, &Cancel) -> Result<Value, ApiError>,
     ) -> Result<axum::Json<Value>, ApiError> {
         let key = (endpoint, query.rules, query.position);
+        // The same path as `kalah query`: what the book and the proofs hold, then a search.
         if endpoint == "position"
-            && let Some(answer) = self.book.answer(&query.rules, &query.position)
+            && let Some(report) = kalah::engine::known_answer(&self.book, &query.rules, &query.position)
         {
-            return Ok(axum::Json(position_json(&query, &answer, None)));
-        }
-        if endpoint == "position"
-            && let Some(answer) = self.book.bounded_answer(&query.rules, &query.position)
-        {
-            return Ok(axum::Json(position_json(&query, &answer, None)));
+            return Ok(axum::Json(to_json(&report)));
         }
         if let Some(mut value) = self.answers.get(&key) {
-            value["cached"] = json!(true);
+            value["cached"] = Value::Bool(true);
             return Ok(axum::Json(value));
         }
         let with_moves = |err: ApiError| match err.status {
-            StatusCode::SERVICE_UNAVAILABLE => err.with("moves", legal_moves_json(&query)),
+            StatusCode::SERVICE_UNAVAILABLE => {
+                err.with(&Playable { moves: answer::legal_moves(&query.rules, &query.position) })
+            }
             _ => err,
         };
         let needs_search = self.blocking(move |service| service.needs_search(&query)).await?;
@@ -514,139 +464,114 @@ impl Service {
         self.engines.get(rules, houses).map_err(|err| search_error(err, self.time_limit))
     }
 
-    fn search<'k>(&self, rules: &Rules, kept: &'k Kept, cancel: &Cancel) -> Result<Search<'k>, ApiError> {
-        let mut search = self
-            .engines
-            .search(rules, kept, Instant::now() + self.time_limit)
-            .map_err(|err| search_error(err, self.time_limit))?;
-        search.set_cancel(Some(Arc::clone(&cancel.0)));
-        Ok(search)
+    /// One-thread searches over `kept` within the time limit, stopping if the client goes.
+    fn prepared(&self, rules: &Rules, kept: &Kept, cancel: &Cancel) -> Prepared {
+        self.engines.prepare(rules, kept, Instant::now() + self.time_limit).with_cancel(Arc::clone(&cancel.0))
     }
 
     /// `/position`: the value for the side to move and every legal move's value, best first.
     fn analyse(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
         let PositionQuery { position, rules } = query;
-        let engine = self.engine(rules, position.houses())?;
-        let mut search = self.search(rules, &engine, cancel)?;
+        let prepared = self.prepared(rules, &self.engine(rules, position.houses())?, cancel);
         // A search registers its progress for /progress while it runs.
-        let _registered = if !position.is_over(rules) && !engine.holds(position) {
-            // The value first, keeping the bounds each zero-window test proves, for /progress
-            // meanwhile and, if time runs out, for the answer.
-            let (progress, registered) = self.in_flight.start(*rules, *position);
-            let margin = position.margin();
-            let mut proven = None;
-            let searched = search.board_value_resuming(position, (i32::MIN, i32::MAX), None, |lower, upper, nodes| {
-                proven = Some((margin + lower, margin + upper));
-                progress.proven(margin + lower, margin + upper, nodes);
-            });
-            match searched {
-                Ok(value) => progress.valued(margin + value),
-                Err(err) => {
-                    let timed_out = matches!(err, SearchError::TimeUp { .. });
-                    let mut err = search_error(err, self.time_limit);
-                    if let Some((lower, upper)) = proven {
-                        err = err.with("bounds", json!({ "lower": lower, "upper": upper }));
-                    }
-                    // What to play all the same: each move's cheap estimate, which proves nothing.
-                    if timed_out && let Ok(moves) = kalah::engine::estimated_moves(&mut search, position) {
-                        let estimates: Vec<Value> =
-                            moves.iter().map(|&(house, value)| json!({ "move": house + 1, "value": value })).collect();
-                        err = err.with("estimates", json!(estimates));
-                    }
-                    return Err(err);
-                }
+        let searched = !position.is_over(rules) && !prepared.holds(position);
+        let registered = searched.then(|| self.in_flight.start(*rules, *position));
+        let report = prepared.report(position, |lower, upper, nodes| {
+            if let Some((progress, _)) = &registered {
+                progress.proven(lower, upper, nodes);
             }
-            Some(registered)
-        } else {
-            None
-        };
-        let answer =
-            kalah::engine::analyse_position(&mut search, position).map_err(|err| search_error(err, self.time_limit))?;
-        Ok(position_json(query, &answer, engine.database.as_ref().map(|db| db.max_seeds())))
+        });
+        match report {
+            Ok(report) => Ok(to_json(&report)),
+            Err(Unanswered { error, known }) => Err(search_error(error, self.time_limit).with(&known)),
+        }
     }
 
     /// `/mainline`: a perfect-play line from the position to the end of the game, one entry per
     /// sowing, with the position after each.
     fn mainline(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
-        let clock = Instant::now();
         let PositionQuery { position, rules } = query;
-        let engine = self.engine(rules, position.houses())?;
-        let mut search = self.search(rules, &engine, cancel)?;
-        let failed = |err| search_error(err, self.time_limit);
-        let value = if position.is_over(rules) {
-            position.final_margin(rules)
-        } else {
-            search.value(position).map_err(failed)?
-        };
-        let turns =
-            if position.is_over(rules) { Vec::new() } else { search.principal_variation(position).map_err(failed)? };
-        let mut line = Vec::new();
-        let mut text = Vec::new();
-        let mut current = *position;
-        for turn in &turns {
-            let side = current.to_move();
-            for &house in turn {
-                let (mut entry, after) = move_json(rules, &current, house);
-                entry["side"] = json!(side);
-                line.push(entry);
-                current = after;
-            }
-            text.push(format!("{} {}", side.letter(), kalah::moves::Turn::from_indices(turn)));
-        }
-        let over = current.is_over(rules);
-        Ok(json!({
-            "position": position,
-            "rules": rules.to_string(),
-            "to_move": position.to_move(),
-            "value": value,
-            "wdl": kalah::answer::wdl(value),
-            "line": line,
-            "text": text.join(" | "),
-            "end": current,
-            "game_over": over,
-            // Under clockwise sowing a line of value-keeping moves may come back to a position.
-            "repeats": !over,
-            "south_margin": over.then(|| {
-                let margin = current.final_margin(rules);
-                if current.to_move() == Side::South { margin } else { -margin }
-            }),
-            "nodes": search.stats().nodes,
-            "seconds": clock.elapsed().as_secs_f64(),
-            "cached": false,
-        }))
+        let prepared = self.prepared(rules, &self.engine(rules, position.houses())?, cancel);
+        let line = prepared.mainline(position).map_err(|err| search_error(err, self.time_limit))?;
+        Ok(to_json(&line))
     }
 
     /// `/rules`: the named rule sets, the databases opened or on disk, and the starts with an
     /// openings table.
     fn offer(&self) -> Result<Value, ApiError> {
-        let rule_sets: Vec<Value> =
-            RULE_SETS.iter().map(|(name, rules)| json!({ "name": name, "rules": rules.to_string() })).collect();
-        let databases: Vec<Value> = self
+        let rule_sets = RULE_SETS
+            .iter()
+            .map(|(name, rules)| NamedRules { name: name.to_string(), rules: rules.to_string() })
+            .collect();
+        let databases = self
             .engines
             .on_disk()
             .iter()
-            .map(|db| json!({ "rules": db.rules().to_string(), "houses": db.houses(), "max_seeds": db.max_seeds() }))
+            .map(|db| OfferedDatabase { rules: db.rules().to_string(), houses: db.houses(), max_seeds: db.max_seeds() })
             .collect();
-        let mut openings: Vec<Value> = self
-            .book
-            .starts()
-            .map(|table| json!({ "rules": table.rules, "position": table.position, "value": table.value }))
-            .chain(self.book.start_maps().map(|map| {
-                json!({
-                    "rules": map.rules, "position": map.position, "value": map.known.value,
-                    "lower": map.known.lower, "upper": map.known.upper, "source": "proof",
-                })
-            }))
-            .collect();
-        openings.sort_by_key(|start| (start["position"].to_string(), start["rules"].to_string()));
-        Ok(json!({
-            "rule_sets": rule_sets,
-            "databases": databases,
-            "openings": openings,
-            "time_limit": self.time_limit.as_secs_f64(),
-            "max_houses": kalah::board::MAX_HOUSES,
+        let tables = self.book.starts().map(|table| OfferedStart {
+            rules: table.rules.clone(),
+            position: table.position.clone(),
+            value: Some(table.value),
+            bounds: None,
+        });
+        let maps = self.book.start_maps().map(|map| OfferedStart {
+            rules: map.rules.clone(),
+            position: map.position.clone(),
+            value: map.known.value,
+            bounds: Some(ProvenBounds { lower: map.known.lower, upper: map.known.upper, source: map.source }),
+        });
+        let mut openings: Vec<OfferedStart> = tables.chain(maps).collect();
+        openings.sort_by(|a, b| (&a.position, &a.rules).cmp(&(&b.position, &b.rules)));
+        Ok(to_json(&Offer {
+            rule_sets,
+            databases,
+            openings,
+            time_limit: self.time_limit.as_secs_f64(),
+            max_houses: kalah::board::MAX_HOUSES,
         }))
     }
+}
+
+/// `/rules`: what the service offers.
+#[derive(serde::Serialize)]
+struct Offer {
+    rule_sets: Vec<NamedRules>,
+    databases: Vec<OfferedDatabase>,
+    openings: Vec<OfferedStart>,
+    /// Seconds a request may search.
+    time_limit: f64,
+    max_houses: usize,
+}
+
+#[derive(serde::Serialize)]
+struct NamedRules {
+    name: String,
+    rules: String,
+}
+
+#[derive(serde::Serialize)]
+struct OfferedDatabase {
+    rules: String,
+    houses: usize,
+    max_seeds: usize,
+}
+
+/// A start the book answers: exact from the result tables, or bounded by proofs.
+#[derive(serde::Serialize)]
+struct OfferedStart {
+    rules: String,
+    position: String,
+    value: Option<i32>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    bounds: Option<ProvenBounds>,
+}
+
+#[derive(serde::Serialize)]
+struct ProvenBounds {
+    lower: i32,
+    upper: i32,
+    source: answer::Source,
 }
 
 #[cfg(test)]

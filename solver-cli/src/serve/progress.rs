@@ -7,8 +7,29 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
+use kalah::answer::Bounds;
 use kalah::{Position, Rules};
-use serde_json::{Value, json};
+use serde::Serialize;
+
+/// What `/progress` reports of a position's search.
+#[derive(Serialize)]
+pub struct SearchProgress {
+    /// A search of it is in flight.
+    searching: bool,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    running: Option<Running>,
+}
+
+/// A search in flight.
+#[derive(Serialize)]
+struct Running {
+    seconds: f64,
+    nodes: u64,
+    /// The value's bounds proven so far, stores included.
+    bounds: Option<Bounds>,
+    /// `value` while the value is searched, `moves` once it is known.
+    phase: &'static str,
+}
 
 /// A search's rules and position.
 type Key = (Rules, Position);
@@ -22,15 +43,11 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// After a zero-window test: the bounds proven so far and the nodes searched.
+    /// After a zero-window test: the bounds proven so far and the nodes searched. Once they
+    /// meet, the value is known and every move's value is searched next.
     pub fn proven(&self, lower: i32, upper: i32, nodes: u64) {
         self.nodes.store(nodes, Ordering::Relaxed);
-        self.lock().0 = Some((lower, upper));
-    }
-
-    /// The value is known; every move's value is searched next.
-    pub fn valued(&self, value: i32) {
-        *self.lock() = (Some((value, value)), true);
+        *self.lock() = (Some((lower, upper)), lower == upper);
     }
 
     fn lock(&self) -> MutexGuard<'_, (Option<(i32, i32)>, bool)> {
@@ -71,18 +88,18 @@ impl InFlight {
     }
 
     /// What is known of the search of `position` under `rules`, as the API reports it.
-    pub fn report(&self, rules: Rules, position: Position) -> Value {
+    pub fn report(&self, rules: Rules, position: Position) -> SearchProgress {
         let Some(progress) = self.lock().get(&(rules, position)).cloned() else {
-            return json!({ "searching": false });
+            return SearchProgress { searching: false, running: None };
         };
         let (bounds, moves) = *progress.lock();
-        json!({
-            "searching": true,
-            "seconds": progress.started.elapsed().as_secs_f64(),
-            "nodes": progress.nodes.load(Ordering::Relaxed),
-            "bounds": bounds.map(|(lower, upper)| json!({ "lower": lower, "upper": upper })),
-            "phase": if moves { "moves" } else { "value" },
-        })
+        let running = Running {
+            seconds: progress.started.elapsed().as_secs_f64(),
+            nodes: progress.nodes.load(Ordering::Relaxed),
+            bounds: bounds.map(|(lower, upper)| Bounds { lower, upper }),
+            phase: if moves { "moves" } else { "value" },
+        };
+        SearchProgress { searching: true, running: Some(running) }
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<Key, Arc<Progress>>> {
@@ -98,17 +115,18 @@ mod tests {
     fn a_search_is_reported_while_registered_with_what_it_proved() {
         let in_flight = InFlight::default();
         let position = Position::start(4, 3).unwrap();
-        assert_eq!(in_flight.report(Rules::STANDARD, position)["searching"], false);
+        let report = || serde_json::to_value(in_flight.report(Rules::STANDARD, position)).unwrap();
+        assert_eq!(report().to_string(), r#"{"searching":false}"#);
         {
             let (progress, _registered) = in_flight.start(Rules::STANDARD, position);
-            assert_eq!(in_flight.report(Rules::STANDARD, position)["bounds"], Value::Null);
+            assert_eq!(report()["bounds"], serde_json::Value::Null);
             progress.proven(-4, 10, 12_345);
-            let report = in_flight.report(Rules::STANDARD, position);
-            assert_eq!((report["nodes"].as_u64(), report["phase"].as_str()), (Some(12_345), Some("value")));
-            assert_eq!(report["bounds"], json!({ "lower": -4, "upper": 10 }));
-            progress.valued(6);
-            assert_eq!(in_flight.report(Rules::STANDARD, position)["phase"], "moves");
+            let now = report();
+            assert_eq!((now["nodes"].as_u64(), now["phase"].as_str()), (Some(12_345), Some("value")));
+            assert_eq!(now["bounds"].to_string(), r#"{"lower":-4,"upper":10}"#);
+            progress.proven(6, 6, 20_000);
+            assert_eq!(report()["phase"], "moves", "the value is known");
         }
-        assert_eq!(in_flight.report(Rules::STANDARD, position)["searching"], false);
+        assert_eq!(report()["searching"], false);
     }
 }

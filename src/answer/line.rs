@@ -1,0 +1,100 @@
+//! A perfect-play line as the front ends report it (`/api/v1/mainline`): one entry per sowing,
+//! with the position after each, from a position to the end of the game.
+
+use serde::Serialize;
+
+use super::position::{LegalMove, MoveEffect};
+use super::wdl;
+use crate::board::{Position, Side};
+use crate::moves::Turn;
+use crate::rules::Rules;
+
+/// One sowing of the line, and who made it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LineMove {
+    /// The move and what it does.
+    #[serde(flatten)]
+    pub played: LegalMove,
+    /// The side that made it.
+    pub side: Side,
+}
+
+/// A perfect-play line from a position.
+#[derive(Clone, Debug, Serialize)]
+pub struct Mainline {
+    /// Where it starts.
+    pub position: Position,
+    /// The rules' text.
+    pub rules: String,
+    /// The side to move there.
+    pub to_move: Side,
+    /// The exact value for the side to move, stores included.
+    pub value: i32,
+    /// [`wdl`] of the value.
+    pub wdl: &'static str,
+    /// Every sowing, in order.
+    pub line: Vec<LineMove>,
+    /// The turns as text: `S 1 3 | N 4 | ...`.
+    pub text: String,
+    /// Where the line ends.
+    pub end: Position,
+    /// The line ends the game.
+    pub game_over: bool,
+    /// The line came back to a position instead (clockwise sowing can).
+    pub repeats: bool,
+    /// South's final margin, when the game ends.
+    pub south_margin: Option<i32>,
+    /// Positions searched for it.
+    pub nodes: u64,
+    /// Seconds it took.
+    pub seconds: f64,
+    /// The service gave this answer before.
+    pub cached: bool,
+}
+
+impl Mainline {
+    /// The line of `turns` (each a chain of houses 0..m) from `position`, worth `value`.
+    pub fn new(
+        rules: &Rules,
+        position: &Position,
+        value: i32,
+        turns: &[Vec<usize>],
+        nodes: u64,
+        seconds: f64,
+    ) -> Mainline {
+        let mut line = Vec::new();
+        let mut text = Vec::new();
+        let mut current = *position;
+        for turn in turns {
+            let side = current.to_move();
+            for &house in turn {
+                let effect = MoveEffect::of(rules, &current, house);
+                line.push(LineMove { played: LegalMove { house: house + 1, effect }, side });
+                current = effect.position;
+            }
+            text.push(format!("{} {}", side.letter(), Turn::from_indices(turn)));
+        }
+        let over = current.is_over(rules);
+        let south_margin = over.then(|| {
+            let margin = current.final_margin(rules);
+            if current.to_move() == Side::South { margin } else { -margin }
+        });
+        Mainline {
+            position: *position,
+            rules: rules.to_string(),
+            to_move: position.to_move(),
+            value,
+            wdl: wdl(value),
+            line,
+            text: text.join(" | "),
+            end: current,
+            game_over: over,
+            // Under clockwise sowing a line of value-keeping moves may come back to a position.
+            repeats: !over,
+            south_margin,
+            nodes,
+            seconds,
+            cached: false,
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! What every front end reports: a solved start (its value and every opening's) and an analysed
+//! position (its value and every move's), with one name for win, draw and loss.
+
+mod line;
+mod position;
+
+use serde::Serialize;
+
+pub use line::{LineMove, Mainline};
+pub use position::{
+    Answer, BoundedAnswer, Bounds, Estimate, LegalMove, MoveBounds, MoveEffect, MoveValue, PositionAnswer,
+    PositionMoves, PositionReport, Source, Unfinished, legal_moves, moves_best_first,
+};
+
+use crate::board::{Position, Side};
+use crate::moves::Turn;
+use crate::rules::Rules;
+
+/// A first turn: one move, or a chain of moves linked by extra turns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Opening {
+    /// The turn (houses 1..m from the mover's left, in order).
+    pub moves: Turn,
+    /// The exact value for the side that played it, stores included.
+    pub value: i32,
+}
+
+/// A solved position: its value and the exact value of every first turn.
+#[derive(Debug, Clone, Serialize)]
+pub struct Analysis {
+    /// Exact value for the side to move, stores included.
+    pub value: i32,
+    /// Every first turn with its exact value, in [`first_turns`](crate::moves::first_turns) order.
+    pub openings: Vec<Opening>,
+    /// Under the pie rule: what the first player can force when the opponent swaps sides
+    /// whenever that is better for the opponent (`None` when the pie rule is off).
+    pub pie_value: Option<i32>,
+    /// Positions expanded.
+    pub nodes: u64,
+}
+
+/// The first player's value under the pie rule, from every opening's value for the first
+/// player: after an opening worth `v` the opponent swaps sides whenever that is better for it,
+/// so the first player keeps `-|v|`, and plays an opening that keeps the most (`None` without
+/// openings). The one place this is computed.
+pub fn pie_value(opening_values: impl IntoIterator<Item = i32>) -> Option<i32> {
+    opening_values.into_iter().map(|v| -v.abs()).max()
+}
+
+/// Whether an opening worth `value` keeps the pie value `pie`: one of the fairest.
+pub fn is_fairest(value: i32, pie: i32) -> bool {
+    -value.abs() == pie
+}
+
+impl Analysis {
+    /// The openings that reach the value: the best ones, or under the pie rule the fairest.
+    pub fn best(&self) -> Vec<&Opening> {
+        match self.pie_value {
+            Some(pie) => self.openings.iter().filter(|o| is_fairest(o.value, pie)).collect(),
+            None => self.openings.iter().filter(|o| o.value == self.value).collect(),
+        }
+    }
+}
+
+/// A start solved by search, as `kalah solve --json` reports it.
+#[derive(Debug, Clone, Serialize)]
+pub struct StartReport {
+    /// The rules' text.
+    pub rules: String,
+    /// The rules, dimension by dimension.
+    pub rule_dimensions: Rules,
+    /// The start.
+    pub start: Position,
+    /// Houses a side.
+    pub houses: usize,
+    /// The side to move: the first player.
+    pub to_move: Side,
+    /// Exact value for the first player, stores included (under the pie rule, the pie value).
+    pub value: i32,
+    /// [`wdl`] of the value.
+    pub wdl: &'static str,
+    /// The openings that reach the value ([`Analysis::best`]).
+    pub best: Vec<String>,
+    /// Every first turn with its exact value for the first player.
+    pub openings: Vec<OpeningValue>,
+    /// Under the pie rule, what the first player can force ([`Analysis::pie_value`]).
+    pub pie_value: Option<i32>,
+    /// A perfect-play line from the start, a turn an entry.
+    pub principal_variation: Vec<String>,
+    /// Values are margins of full play (also where the rules end a game early).
+    pub full_play_margin: bool,
+    /// The database searched over.
+    pub database: Option<DatabaseUsed>,
+    /// Positions expanded.
+    pub nodes: u64,
+    /// Positions the database answered.
+    pub probes: u64,
+    /// The transposition table's size in MiB.
+    pub table_mb: usize,
+    /// Seconds it took.
+    pub seconds: f64,
+}
+
+/// A first turn as text (`1 3`) and its exact value for the side that played it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpeningValue {
+    /// The turn's houses, 1..m from the mover's left, separated by spaces.
+    #[serde(rename = "move")]
+    pub moves: String,
+    /// Its exact value.
+    pub value: i32,
+}
+
+/// The database a search probed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DatabaseUsed {
+    /// Its directory.
+    pub dir: std::path::PathBuf,
+    /// The seeds up to which it holds every position.
+    pub max_seeds: usize,
+}
+
+impl StartReport {
+    /// The report of `analysis` of `start` under `rules`, with its perfect `line`.
+    pub fn new(rules: &Rules, start: &Position, analysis: &Analysis, line: &[Turn]) -> StartReport {
+        StartReport {
+            rules: rules.to_string(),
+            rule_dimensions: *rules,
+            start: *start,
+            houses: start.houses(),
+            to_move: start.to_move(),
+            value: analysis.value,
+            wdl: wdl(analysis.value),
+            best: analysis.best().iter().map(|o| o.moves.to_string()).collect(),
+            openings: analysis
+                .openings
+                .iter()
+                .map(|o| OpeningValue { moves: o.moves.to_string(), value: o.value })
+                .collect(),
+            pie_value: analysis.pie_value,
+            principal_variation: line.iter().map(Turn::to_string).collect(),
+            full_play_margin: true,
+            database: None,
+            nodes: analysis.nodes,
+            probes: 0,
+            table_mb: 0,
+            seconds: 0.0,
+        }
+    }
+}
+
+/// Above this many first turns, text and CSV output summarise them (relay and go-again sowing
+/// make thousands); JSON always lists every one.
+pub const OPENINGS_LISTED: usize = 20;
+
+/// How many openings have each value, best value first.
+pub fn openings_by_value(values: impl IntoIterator<Item = i32>) -> Vec<(i32, usize)> {
+    let mut counts = std::collections::BTreeMap::new();
+    for value in values {
+        *counts.entry(value).or_insert(0) += 1;
+    }
+    counts.into_iter().rev().collect()
+}
+
+/// `openings_by_value` as text: `+46 x3, +44 x12, 0 x1`.
+pub fn openings_by_value_text(values: impl IntoIterator<Item = i32>, separator: &str) -> String {
+    let signed = |v: i32| if v > 0 { format!("+{v}") } else { v.to_string() };
+    openings_by_value(values).iter().map(|(v, n)| format!("{} x{n}", signed(*v))).collect::<Vec<_>>().join(separator)
+}
+
+/// The first few of `names`, then how many more: `1 2, 3 4, ... and 27 more`.
+pub fn first_few(names: &[String], few: usize) -> String {
+    if names.len() <= few {
+        return names.join(", ");
+    }
+    format!("{} and {} more", names[..few].join(", "), names.len() - few)
+}
+
+/// Win, draw or loss for the side a value belongs to.
+pub fn wdl(value: i32) -> &'static str {
+    match value.signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Under the pie rule the first player keeps the opening nearest a draw.
+    #[test]
+    fn the_pie_value_is_the_opening_nearest_a_draw() {
+        assert_eq!(pie_value([2, 2, 0, 0, -2]), Some(0));
+        assert_eq!(pie_value([8, 4, -6]), Some(-4), "the swap takes +8; -6 swapped is +6 for North");
+        assert_eq!(pie_value([]), None);
+        assert!(is_fairest(4, -4) && is_fairest(-4, -4) && !is_fairest(8, -4));
+    }
+
+    #[test]
+    fn openings_are_counted_by_value_best_first() {
+        assert_eq!(openings_by_value([2, -4, 2, 0, 2]), vec![(2, 3), (0, 1), (-4, 1)]);
+        assert_eq!(openings_by_value_text([2, -4, 2, 0], ", "), "+2 x2, 0 x1, -4 x1");
+        let names: Vec<String> = (1..=7).map(|n| n.to_string()).collect();
+        assert_eq!(first_few(&names, 3), "1, 2, 3 and 4 more");
+        assert_eq!(first_few(&names[..2], 3), "1, 2");
+    }
+}

@@ -1,0 +1,194 @@
+//! A search made ready, and the questions every front end asks of one. [`Setup::prepare`] (a
+//! command) and [`KeptEngines::prepare`] (the service) choose the database and table; the
+//! questions (a position's answer, a perfect line, a start's openings, a value) are asked here,
+//! so that `kalah query` and `/api/v1/position` answer alike. [`known_answer`] comes first: what
+//! the book and the proofs hold needs no search at all.
+//!
+//! [`Setup::prepare`]: super::Setup::prepare
+//! [`KeptEngines::prepare`]: super::kept::KeptEngines::prepare
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use super::book::OpeningBook;
+use super::{analyse_position, estimated_moves};
+use crate::answer::{
+    Answer, Bounds, DatabaseUsed, Estimate, Mainline, PositionAnswer, PositionReport, StartReport, Unfinished,
+};
+use crate::board::Position;
+use crate::database::Database;
+use crate::moves::Turn;
+use crate::rules::Rules;
+use crate::search::table::Table;
+use crate::search::{Search, SearchError, SearchOptions, Stats};
+
+/// The answer the book or the proofs hold for `position` under `rules`, if any: exact from the
+/// shipped result tables, else bounds from checked proofs. Every front end asks this first.
+pub fn known_answer(book: &OpeningBook, rules: &Rules, position: &Position) -> Option<PositionReport> {
+    let answer = match book.answer(rules, position) {
+        Some(exact) => Answer::Exact(exact),
+        None => Answer::Bounded(book.bounded_answer(rules, position)?),
+    };
+    Some(PositionReport::new(rules, position, answer, None))
+}
+
+/// A search made ready: its rules, database, table and options.
+pub struct Prepared {
+    rules: Rules,
+    database: Option<Arc<Database>>,
+    /// A table shared with other searches (the service's), else each search makes its own.
+    table: Option<Arc<Table>>,
+    options: SearchOptions,
+    cancel: Option<Arc<AtomicBool>>,
+}
+
+/// A position's search that gave no value: why, and what it knew when it stopped.
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub struct Unanswered {
+    /// Why it stopped.
+    pub error: SearchError,
+    /// What it knew.
+    pub known: Unfinished,
+}
+
+impl From<SearchError> for Unanswered {
+    fn from(error: SearchError) -> Unanswered {
+        Unanswered { error, known: Unfinished::default() }
+    }
+}
+
+impl Prepared {
+    /// Searches under `rules` over `database` with `options`, each with a table of its own.
+    pub fn new(rules: Rules, database: Option<Database>, options: SearchOptions) -> Prepared {
+        Prepared { rules, database: database.map(Arc::new), table: None, options, cancel: None }
+    }
+
+    /// Searches that share `table` (and a database kept elsewhere).
+    pub fn sharing(
+        rules: Rules,
+        database: Option<Arc<Database>>,
+        table: Arc<Table>,
+        options: SearchOptions,
+    ) -> Prepared {
+        Prepared { rules, database, table: Some(table), options, cancel: None }
+    }
+
+    /// The same, stopping when `flag` is raised (a client gone away).
+    pub fn with_cancel(self, flag: Arc<AtomicBool>) -> Prepared {
+        Prepared { cancel: Some(flag), ..self }
+    }
+
+    /// Takes the deadline off the searches (a caller that sets one per task), returning it.
+    pub fn take_deadline(&mut self) -> Option<Instant> {
+        self.options.deadline.take()
+    }
+
+    /// The rules searched.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The database searched over, if any.
+    pub fn database(&self) -> Option<&Database> {
+        self.database.as_deref()
+    }
+
+    /// Whether the database holds `position`'s value (a search over it only probes).
+    pub fn holds(&self, position: &Position) -> bool {
+        self.database.as_ref().is_some_and(|db| position.seeds_on_board() as usize <= db.max_seeds())
+    }
+
+    /// A search as prepared: for the proofs, which drive searches themselves.
+    pub fn search(&self) -> Result<Search<'_>, SearchError> {
+        let mut search = match &self.table {
+            Some(table) => Search::with_table(self.rules, self.database(), Arc::clone(table), &self.options)?,
+            None => Search::new(self.rules, self.database(), &self.options)?,
+        };
+        search.set_cancel(self.cancel.clone());
+        Ok(search)
+    }
+
+    /// `position`'s exact value and every legal move's. Where a search is needed, the value
+    /// comes first, `proven(lower, upper, nodes)` told the bounds after every zero-window test
+    /// (stores included); if the search stops, the bounds proven are kept, and when time ran
+    /// out every move's cheap estimate too (what to play all the same; it proves nothing).
+    pub fn report(
+        &self,
+        position: &Position,
+        mut proven: impl FnMut(i32, i32, u64),
+    ) -> Result<PositionReport, Unanswered> {
+        let clock = Instant::now();
+        let mut search = self.search()?;
+        if !position.is_over(&self.rules) && !self.holds(position) {
+            let margin = position.margin();
+            let mut bounds = None;
+            let searched = search.board_value_resuming(position, (i32::MIN, i32::MAX), None, |lower, upper, nodes| {
+                bounds = Some(Bounds { lower: margin + lower, upper: margin + upper });
+                proven(margin + lower, margin + upper, nodes);
+            });
+            let value = match searched {
+                Ok(value) => value,
+                Err(error) => {
+                    let estimates = match error {
+                        SearchError::TimeUp { .. } => estimated_moves(&mut search, position)
+                            .map(|moves| {
+                                moves.iter().map(|&(house, value)| Estimate { house: house + 1, value }).collect()
+                            })
+                            .unwrap_or_default(),
+                        _ => Vec::new(),
+                    };
+                    return Err(Unanswered { error, known: Unfinished { bounds, estimates } });
+                }
+            };
+            // Settled at once (a table entry from an earlier search) tells nothing above.
+            proven(margin + value, margin + value, search.stats().nodes);
+        }
+        let answer = analyse_position(&mut search, position)?;
+        let answer = PositionAnswer { nodes: search.stats().nodes, seconds: clock.elapsed().as_secs_f64(), ..answer };
+        let database_max_seeds = self.database().map(|db| db.max_seeds());
+        Ok(PositionReport::new(&self.rules, position, Answer::Exact(answer), database_max_seeds))
+    }
+
+    /// A perfect-play line from `position` to the end of the game.
+    pub fn mainline(&self, position: &Position) -> Result<Mainline, SearchError> {
+        let clock = Instant::now();
+        let mut search = self.search()?;
+        let (value, turns) = match position.is_over(&self.rules) {
+            true => (position.final_margin(&self.rules), Vec::new()),
+            false => (search.value(position)?, search.principal_variation(position)?),
+        };
+        let seconds = clock.elapsed().as_secs_f64();
+        Ok(Mainline::new(&self.rules, position, value, &turns, search.stats().nodes, seconds))
+    }
+
+    /// `start`'s value, every first turn's and a perfect line; `progress(done, total)` is told
+    /// before the first opening and after each.
+    pub fn solve_start(
+        &self,
+        start: &Position,
+        progress: impl FnMut(usize, usize),
+    ) -> Result<StartReport, SearchError> {
+        let clock = Instant::now();
+        let mut search = self.search()?;
+        let analysis = search.analyse(start, progress)?;
+        let line: Vec<Turn> = search.principal_variation(start)?.iter().map(|turn| Turn::from_indices(turn)).collect();
+        let stats = search.stats();
+        Ok(StartReport {
+            database: self.database().map(|db| DatabaseUsed { dir: db.dir().to_path_buf(), max_seeds: db.max_seeds() }),
+            nodes: stats.nodes,
+            probes: stats.probes,
+            table_mb: search.table().bytes() >> 20,
+            seconds: clock.elapsed().as_secs_f64(),
+            ..StartReport::new(&self.rules, start, &analysis, &line)
+        })
+    }
+
+    /// `position`'s exact value alone, and the work it took.
+    pub fn value(&self, position: &Position) -> Result<(i32, Stats), SearchError> {
+        let mut search = self.search()?;
+        let value = search.value(position)?;
+        Ok((value, search.stats()))
+    }
+}
