@@ -1,6 +1,7 @@
 //! The database commands: `build`, `info`, `verify` and `probe-bench`.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -9,11 +10,13 @@ use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use kalah::Position;
 use kalah::database::builder::{self, BuildOptions, CyclicMethod, LayerReport, Progress};
 use kalah::database::verify::{self, Mismatch, Verification};
-use kalah::database::{Database, DbError, database_dir};
-use serde_json::json;
+use kalah::database::{Database, DbError, LayerInfo, Layout, database_dir};
+use kalah::rules::Rules;
+use serde::Serialize;
 
 use crate::args::{DbArgs, RulesArgs, input_error};
 use crate::limits;
+use crate::output::json_line;
 
 #[derive(Args)]
 pub struct BuildArgs {
@@ -190,12 +193,18 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<String> {
     let bytes: u64 = reports.iter().map(|r| r.bytes).sum();
     let reused = reports.iter().filter(|r| r.reused).count();
     if args.json {
-        let value = json!({
-            "dir": dir, "rules": rules.for_values().to_string(), "houses": args.houses, "max_seeds": args.max_seeds,
-            "positions": positions, "bytes": bytes, "seconds": seconds, "threads": pool.current_num_threads(),
-            "layers": reports,
-        });
-        return Ok(format!("{value}\n"));
+        let built = Built {
+            dir: &dir,
+            rules: rules.for_values().to_string(),
+            houses: args.houses,
+            max_seeds: args.max_seeds,
+            positions,
+            bytes,
+            seconds,
+            threads: pool.current_num_threads(),
+            layers: &reports,
+        };
+        return json_line(&built);
     }
     Ok(format!(
         "{}: layers 0..{} ({} reused), {positions} positions, {bytes} bytes ({}), {seconds:.1} s on {} threads\n",
@@ -234,15 +243,20 @@ pub fn info(args: &InfoArgs) -> anyhow::Result<String> {
         let positions: u64 = layers.iter().map(|l| l.entries).sum();
         let bytes: u64 = layers.iter().map(|l| l.bytes).sum();
         let memory = args.memory.then(|| db.memory_bytes());
-        json_dbs.push(json!({
-            "dir": db.dir(), "rules": db.rules().to_string(), "rule_dimensions": db.rules(), "houses": db.houses(),
-            "max_seeds": db.max_seeds(), "positions": positions, "bytes": bytes,
-            "bits_per_position": bits(bytes, positions),
-            "layout": db.layout(),
-            "memory_bytes": memory,
-            "memory_bits_per_position": memory.map(|memory| bits(memory, positions)),
-            "layers": layers,
-        }));
+        json_dbs.push(Described {
+            dir: db.dir().to_path_buf(),
+            rules: db.rules().to_string(),
+            rule_dimensions: *db.rules(),
+            houses: db.houses(),
+            max_seeds: db.max_seeds(),
+            positions,
+            bytes,
+            bits_per_position: bits(bytes, positions),
+            layout: db.layout(),
+            memory_bytes: memory,
+            memory_bits_per_position: memory.map(|memory| bits(memory, positions)),
+            layers: layers.clone(),
+        });
         text += &format!("{}\n  rules {} ({})\n", db.dir().display(), db.rules(), db.rules().dimensions());
         text += &format!(
             "  {} houses, layers 0..{}, {positions} positions, on disk {bytes} bytes, {}\n",
@@ -286,7 +300,7 @@ pub fn info(args: &InfoArgs) -> anyhow::Result<String> {
         }
     }
     if args.json {
-        return Ok(format!("{}\n", json!({ "databases": json_dbs })));
+        return json_line(&Databases { databases: json_dbs });
     }
     Ok(text)
 }
@@ -318,13 +332,18 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<String> {
         if mismatch_count > mismatches.len() as u64 {
             text += &format!("  ... and {} more\n", mismatch_count - mismatches.len() as u64);
         }
-        results.push(json!({ "dir": db.dir(), "checksums": "ok", "sampled": checked, "mismatches": mismatch_count }));
+        results.push(Verified {
+            dir: db.dir().to_path_buf(),
+            checksums: "ok",
+            sampled: checked,
+            mismatches: mismatch_count,
+        });
     }
     if failures > 0 {
         anyhow::bail!("{text}verification failed: {failures} mismatching positions");
     }
     if args.json {
-        return Ok(format!("{}\n", json!({ "databases": results })));
+        return json_line(&Databases { databases: results });
     }
     Ok(text)
 }
@@ -372,11 +391,15 @@ pub fn probe_bench(args: &ProbeBenchArgs) -> anyhow::Result<String> {
     });
     anyhow::ensure!(checksum == batched_checksum, "batched probes disagree with single probes");
     if args.json {
-        let value = json!({
-            "dir": db.dir(), "probes": probes, "threads": pool.current_num_threads(), "checksum": checksum,
-            "probes_per_second": single, "batched_probes_per_second": batched,
-        });
-        return Ok(format!("{value}\n"));
+        let measured = ProbesTimed {
+            dir: db.dir(),
+            probes,
+            threads: pool.current_num_threads(),
+            checksum,
+            probes_per_second: single,
+            batched_probes_per_second: batched,
+        };
+        return json_line(&measured);
     }
     Ok(format!(
         "{}: {probes} random probes on {} threads: {:.1} M probes/s one at a time, {:.1} M probes/s in batches of 16 (checksum {checksum})\n",
@@ -385,4 +408,61 @@ pub fn probe_bench(args: &ProbeBenchArgs) -> anyhow::Result<String> {
         single / 1e6,
         batched / 1e6,
     ))
+}
+
+/// `kalah build --json`.
+#[derive(Serialize)]
+struct Built<'a> {
+    dir: &'a Path,
+    rules: String,
+    houses: usize,
+    max_seeds: usize,
+    positions: u64,
+    bytes: u64,
+    seconds: f64,
+    threads: usize,
+    layers: &'a [LayerReport],
+}
+
+/// `kalah info --json` and `kalah verify --json`: one entry a database.
+#[derive(Serialize)]
+struct Databases<T> {
+    databases: Vec<T>,
+}
+
+/// A database described by `kalah info`.
+#[derive(Serialize)]
+struct Described {
+    dir: PathBuf,
+    rules: String,
+    rule_dimensions: Rules,
+    houses: usize,
+    max_seeds: usize,
+    positions: u64,
+    bytes: u64,
+    bits_per_position: f64,
+    layout: Layout,
+    memory_bytes: Option<u64>,
+    memory_bits_per_position: Option<f64>,
+    layers: Vec<LayerInfo>,
+}
+
+/// A database checked by `kalah verify`.
+#[derive(Serialize)]
+struct Verified {
+    dir: PathBuf,
+    checksums: &'static str,
+    sampled: u64,
+    mismatches: u64,
+}
+
+/// `kalah probe-bench --json`.
+#[derive(Serialize)]
+struct ProbesTimed<'a> {
+    dir: &'a Path,
+    probes: f64,
+    threads: usize,
+    checksum: i64,
+    probes_per_second: f64,
+    batched_probes_per_second: f64,
 }

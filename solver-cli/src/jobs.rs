@@ -1,17 +1,17 @@
 //! The job commands: `run` (a job file, or one shard of it, resumable from its log) and `merge`
 //! (the shards' logs combined into one log and one set of result files).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
 use kalah::jobs::{self, Compute, ItemResult, Job, JobError};
 use kalah::shard::Shard;
-use serde_json::json;
+use serde::Serialize;
 
 use crate::args::{SearchArgs, input_error};
 use crate::limits;
-use crate::output::{signed, write_stdout};
+use crate::output::{json_line, signed, write_stdout};
 use crate::search::Shown;
 
 #[derive(Args)]
@@ -80,15 +80,20 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
     bar.tasks.finish_and_clear();
     let report = report?;
     let text = if args.json {
-        format!(
-            "{}\n",
-            json!({
-                "job": job.name, "shard": args.shard.map(|s| s.to_string()), "items": job.items.len(),
-                "tasks": report.tasks, "solved_now": report.settled_now, "settled_before": report.settled_before,
-                "unfinished": report.unsettled, "interrupted": report.interrupted, "seconds": report.seconds, "log": report.log,
-                "results_csv": report.results_csv, "results": report.results,
-            })
-        )
+        json_line(&Ran {
+            job: &job.name,
+            shard: args.shard.map(|s| s.to_string()),
+            items: job.items.len(),
+            tasks: report.tasks,
+            solved_now: report.settled_now,
+            settled_before: report.settled_before,
+            unfinished: &report.unsettled,
+            interrupted: report.interrupted,
+            seconds: report.seconds,
+            log: &report.log,
+            results_csv: &report.results_csv,
+            results: &report.results,
+        })?
     } else {
         let shard = args.shard.map_or(String::new(), |s| format!(", shard {s}"));
         let mut text = format!(
@@ -185,10 +190,7 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<String> {
     let (results, open) = (&report.results, &report.unsettled_items);
     let text = if args.json {
         let logs: Vec<String> = logs.iter().map(|p| p.display().to_string()).collect();
-        format!(
-            "{}\n",
-            json!({ "job": job.name, "logs": logs, "items": job.items.len(), "unsettled_items": open, "results": results })
-        )
+        json_line(&Merged { job: &job.name, logs, items: job.items.len(), unsettled_items: open, results })?
     } else {
         let mut text = format!("merged {} logs of job {}:\n", logs.len(), job.name);
         for path in &logs {
@@ -205,4 +207,31 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<String> {
         anyhow::bail!("items {} are not settled yet: a shard has not finished (or not run)", unsettled.join(", "));
     }
     Ok(text)
+}
+
+/// `kalah run --json`.
+#[derive(Serialize)]
+struct Ran<'a> {
+    job: &'a str,
+    shard: Option<String>,
+    items: usize,
+    tasks: usize,
+    solved_now: usize,
+    settled_before: usize,
+    unfinished: &'a [String],
+    interrupted: bool,
+    seconds: f64,
+    log: &'a Path,
+    results_csv: &'a Path,
+    results: &'a [ItemResult],
+}
+
+/// `kalah merge --json`.
+#[derive(Serialize)]
+struct Merged<'a> {
+    job: &'a str,
+    logs: Vec<String>,
+    items: usize,
+    unsettled_items: &'a [usize],
+    results: &'a [ItemResult],
 }

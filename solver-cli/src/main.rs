@@ -19,8 +19,7 @@ use kalah::board::Side;
 use kalah::notation::{self, Notation};
 use kalah::rules::RULE_SETS;
 use kalah::{Game, ReplayFailure};
-use output::{describe_start, signed, write_stdout};
-use serde_json::json;
+use output::{describe_start, json_line, signed, write_stdout};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -143,32 +142,60 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<String> {
     let position = game.position();
     let (south, north) = (position.store(Side::South), position.store(Side::North));
     if args.json {
-        let turns: Vec<_> = game
+        let turns = game
             .turns()
             .iter()
-            .map(|turn| {
-                let moves = turn.moves_text(Notation::Canonical, position.houses());
-                json!({ "side": turn.side, "moves": moves, "captured": turn.captured, "position": turn.position })
+            .map(|turn| ReplayedTurn {
+                side: turn.side,
+                moves: turn.moves_text(Notation::Canonical, position.houses()),
+                captured: turn.captured,
+                position: turn.position,
             })
             .collect();
-        let value = json!({
-            "rules": rules.to_string(),
-            "rule_dimensions": rules,
-            "start": game.start(),
-            "moves": game.moves_text(Notation::Canonical),
-            "turns": turns,
-            "position": position,
-            "over": game.is_over(),
-            "to_move": (!game.is_over()).then(|| position.to_move()),
-            "south": south,
-            "north": north,
-            "margin": game.south_margin(),
-            "ended_early": game.ended_early(),
-            "swapped": game.swapped(),
+        return json_line(&Replayed {
+            rules: rules.to_string(),
+            rule_dimensions: rules,
+            start: *game.start(),
+            moves: game.moves_text(Notation::Canonical),
+            turns,
+            position: *position,
+            over: game.is_over(),
+            to_move: (!game.is_over()).then(|| position.to_move()),
+            south,
+            north,
+            margin: game.south_margin(),
+            ended_early: game.ended_early(),
+            swapped: game.swapped(),
         });
-        return Ok(format!("{value}\n"));
     }
     Ok(replay_text(&game))
+}
+
+/// `kalah replay --json`.
+#[derive(serde::Serialize)]
+struct Replayed {
+    rules: String,
+    rule_dimensions: kalah::Rules,
+    start: kalah::Position,
+    moves: String,
+    turns: Vec<ReplayedTurn>,
+    position: kalah::Position,
+    over: bool,
+    to_move: Option<Side>,
+    south: u8,
+    north: u8,
+    margin: i32,
+    ended_early: bool,
+    swapped: bool,
+}
+
+/// One turn of a replayed game.
+#[derive(serde::Serialize)]
+struct ReplayedTurn {
+    side: Side,
+    moves: String,
+    captured: u32,
+    position: kalah::Position,
 }
 
 fn replay_text(game: &Game) -> String {
@@ -207,9 +234,9 @@ fn replay_text(game: &Game) -> String {
 
 fn list_rules(args: &RulesListArgs) -> anyhow::Result<String> {
     if args.json {
-        let value: serde_json::Map<String, serde_json::Value> =
-            RULE_SETS.iter().map(|(name, rules)| (name.to_string(), json!(rules))).collect();
-        return Ok(format!("{}\n", serde_json::Value::Object(value)));
+        let named: std::collections::BTreeMap<&str, &kalah::Rules> =
+            RULE_SETS.iter().map(|(name, rules)| (*name, rules)).collect();
+        return json_line(&named);
     }
     let mut text = String::from("named rule sets (override any dimension with its flag, e.g. --capture empty):\n");
     for (name, rules) in RULE_SETS {

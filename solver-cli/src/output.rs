@@ -28,6 +28,11 @@ pub fn signed(value: i32) -> String {
     if value > 0 { format!("+{value}") } else { value.to_string() }
 }
 
+/// `value` as one line of JSON: what every `--json` prints.
+pub fn json_line(value: &impl serde::Serialize) -> anyhow::Result<String> {
+    Ok(format!("{}\n", serde_json::to_string(value)?))
+}
+
 /// The fields of a serializable answer, to extend with a front end's own.
 pub fn as_object(answer: &impl serde::Serialize) -> serde_json::Map<String, serde_json::Value> {
     match serde_json::to_value(answer) {

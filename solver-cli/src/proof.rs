@@ -7,12 +7,12 @@ use clap::{Args, Subcommand};
 use kalah::moves::Turn;
 use kalah::proof::{self, Claim, ProofError, RunOptions, Spec, Status, TaskOutcome, Tree};
 use kalah::shard::Shard;
-use serde_json::json;
+use serde::Serialize;
 
 use kalah::engine::Load;
 
 use crate::args::{RulesArgs, SearchArgs, input_error, parse_start};
-use crate::output::{describe_start, signed, write_stdout};
+use crate::output::{describe_start, json_line, signed, write_stdout};
 use crate::search::prepare;
 
 #[derive(Subcommand)]
@@ -305,7 +305,7 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
     })?;
     let status = tree.status(5);
     if args.json {
-        return Ok(format!("{}\n", json!({ "run": report, "status": status })));
+        return json_line(&Ran { run: &report, status: &status });
     }
     let rate = report.nodes as f64 / report.seconds.max(1e-9);
     let mut text = format!(
@@ -431,16 +431,13 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
     };
     let report = proof::check(&spec, &records, resample)?;
     let text = if args.json {
-        format!(
-            "{}\n",
-            json!({
-                "claim": format!("value {}", spec.claim),
-                "passed": report.passed(),
-                "refutation_passed": report.refutation_passed(),
-                "seed": seed,
-                "report": report
-            })
-        )
+        json_line(&Checked {
+            claim: format!("value {}", spec.claim),
+            passed: report.passed(),
+            refutation_passed: report.refutation_passed(),
+            seed,
+            report: &report,
+        })?
     } else {
         check_text(&spec, &report, seed)
     };
@@ -519,7 +516,7 @@ fn merge(args: &MergeArgs) -> anyhow::Result<String> {
     let status = merged.status(0);
     if args.json {
         let logs: Vec<String> = logs.iter().map(|p| p.display().to_string()).collect();
-        return Ok(format!("{}\n", json!({ "logs": logs, "status": status })));
+        return json_line(&MergedLogs { logs, status: &status });
     }
     let mut text = format!("merged {} logs into {}\n", logs.len(), proof::log::log_path(&args.dir, None).display());
     text += &status_text(&status);
@@ -567,12 +564,17 @@ fn map(args: &MapArgs) -> anyhow::Result<String> {
     let (result, left_out) = current_map(&rules, &start, &start_name, proofs)?;
     proof::map::write_map(&stem, result.clone()).map_err(|err| anyhow::anyhow!(err))?;
     if args.json {
-        let left_out: Vec<_> =
-            left_out.iter().map(|(dir, why)| json!({ "proof": dir.display().to_string(), "why": why })).collect();
-        return Ok(format!(
-            "{}\n",
-            json!({ "map": result, "files": stem.display().to_string(), "not_counted": left_out })
-        ));
+        let not_counted = left_out
+            .iter()
+            .map(|(dir, why)| NotCounted { proof: dir.display().to_string(), why: why.clone() })
+            .collect();
+        return json_line(&Mapped {
+            map: &result,
+            files: stem.display().to_string(),
+            not_counted: Some(not_counted),
+            tests: None,
+            checks: None,
+        });
     }
     let bounds = |lower: i32, upper: i32| kalah::jobs::Interval { lower, upper }.text(start.total_seeds());
     let proofs = |lower: &[String], upper: &[String]| {
@@ -705,10 +707,8 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         eprintln!("{}: checked ({})", dir.display(), report.heading(&spec).0);
     };
     if args.json {
-        return Ok(format!(
-            "{}\n",
-            json!({ "map": map, "files": stem.display().to_string(), "tests": tests, "checks": checks })
-        ));
+        let files = stem.display().to_string();
+        return json_line(&Mapped { map: &map, files, not_counted: None, tests: Some(tests), checks: Some(checks) });
     }
     let total = start.total_seeds();
     let bounds = |lower: i32, upper: i32| kalah::jobs::Interval { lower, upper }.text(total);
@@ -750,4 +750,50 @@ fn utc_date() -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// `kalah proof run --json`.
+#[derive(Serialize)]
+struct Ran<'a, R, S> {
+    run: &'a R,
+    status: &'a S,
+}
+
+/// `kalah proof check --json`: the claim, whether it (or its refutation) checks, and how.
+#[derive(Serialize)]
+struct Checked<'a, R> {
+    claim: String,
+    passed: bool,
+    refutation_passed: bool,
+    seed: u64,
+    report: &'a R,
+}
+
+/// `kalah proof merge --json`.
+#[derive(Serialize)]
+struct MergedLogs<'a, S> {
+    logs: Vec<String>,
+    status: &'a S,
+}
+
+/// `kalah proof map --json` and `kalah proof openings --json`.
+#[derive(Serialize)]
+struct Mapped<'a, M> {
+    map: &'a M,
+    files: String,
+    /// Proofs under the directory that do not count yet, and why (`proof map`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_counted: Option<Vec<NotCounted>>,
+    /// Tests begun and checks made (`proof openings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tests: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    checks: Option<usize>,
+}
+
+/// A proof left out of the map, and why.
+#[derive(Serialize)]
+struct NotCounted {
+    proof: String,
+    why: String,
 }

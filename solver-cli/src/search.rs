@@ -17,12 +17,12 @@ use kalah::jobs::RunProgress;
 use kalah::jobs::grid::{self, Cell, CellStatus};
 use kalah::rules::{EarlyEnd, Rules};
 use kalah::search::SearchOptions;
-use serde_json::json;
+use serde::Serialize;
 
 use crate::args::{DbArgs, RulesArgs, SearchArgs, input_error, parse_start};
 use crate::database::Bars;
 use crate::limits;
-use crate::output::{describe_start, signed, write_stdout};
+use crate::output::{describe_start, json_line, signed, write_stdout};
 
 #[derive(Args)]
 pub struct SolveArgs {
@@ -402,7 +402,7 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
     let mismatches = count(CellStatus::Mismatch);
     let rules_name = rules.to_string();
     let text = if args.json {
-        format!("{}\n", json!({ "rules": rules_name, "file": path, "cells": cells, "mismatches": mismatches }))
+        json_line(&Grid { rules: &rules_name, file: &path, cells: &cells, mismatches })?
     } else {
         table_text(&rules_name, &cells, args)
             + &format!(
@@ -530,13 +530,50 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
             stats.probes,
             stats.nodes as f64 / seconds / 1e6,
         );
-        rows.push(json!({
-            "rules": rules_name, "start": start_text, "value": value, "nodes": stats.nodes, "probes": stats.probes,
-            "passes": stats.passes, "seconds": seconds, "database_max_seeds": max_seeds, "table_mb": table_mb,
-        }));
+        rows.push(Benched {
+            rules: rules_name,
+            start: start_text,
+            value,
+            nodes: stats.nodes,
+            probes: stats.probes,
+            passes: stats.passes,
+            seconds,
+            database_max_seeds: max_seeds,
+            table_mb,
+        });
     }
     if args.json {
-        return Ok(format!("{}\n", json!({ "threads": args.threads, "results": rows })));
+        return json_line(&Bench { threads: args.threads, results: rows });
     }
     Ok(text)
+}
+
+/// `kalah table --json`.
+#[derive(Serialize)]
+struct Grid<'a> {
+    rules: &'a str,
+    file: &'a std::path::Path,
+    cells: &'a [Cell],
+    mismatches: usize,
+}
+
+/// `kalah bench --json`.
+#[derive(Serialize)]
+struct Bench {
+    threads: usize,
+    results: Vec<Benched>,
+}
+
+/// One start of the benchmark.
+#[derive(Serialize)]
+struct Benched {
+    rules: &'static str,
+    start: &'static str,
+    value: i32,
+    nodes: u64,
+    probes: u64,
+    passes: u64,
+    seconds: f64,
+    database_max_seeds: Option<usize>,
+    table_mb: usize,
 }

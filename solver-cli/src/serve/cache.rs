@@ -287,7 +287,11 @@ pub fn sound(key: &Key, answer: &Value) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    /// A stored answer written as JSON text.
+    fn stored(text: &str) -> Value {
+        serde_json::from_str(text).unwrap()
+    }
 
     fn key(n: u32) -> Key {
         let position = kalah::parse_position(&format!("{n} 1 0 1 1 0 S")).unwrap();
@@ -305,7 +309,7 @@ mod tests {
         let (cache, warnings) = open(&path, 3);
         assert!(warnings.is_empty(), "{warnings:?}");
         for n in 1..=7 {
-            cache.insert(key(n), json!({ "value": n })).unwrap();
+            cache.insert(key(n), stored(&format!(r#"{{"value":{n}}}"#))).unwrap();
         }
         assert_eq!(cache.len(), 3);
         assert_eq!(cache.get(&key(1)), None);
@@ -317,8 +321,8 @@ mod tests {
         std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"endpoint\":\"pos").unwrap();
         let (cache, warnings) = open(&path, 3);
         assert!(warnings.is_empty(), "{warnings:?}");
-        assert_eq!(cache.get(&key(7)), Some(json!({ "value": 7 })));
-        assert_eq!(cache.get(&key(5)), Some(json!({ "value": 5 })));
+        assert_eq!(cache.get(&key(7)), Some(stored(r#"{"value":7}"#)));
+        assert_eq!(cache.get(&key(5)), Some(stored(r#"{"value":5}"#)));
         assert_eq!(cache.get(&key(4)), None);
     }
 
@@ -337,25 +341,25 @@ mod tests {
                 endpoint: "mainline".to_string(),
                 rules: "standard".to_string(),
                 position: key(5).2.to_string(),
-                answer: json!({ "line": [] }),
+                answer: stored(r#"{"line":[]}"#),
             })
             .unwrap()
         );
         std::fs::write(&path, &legacy).unwrap();
         let (cache, warnings) = open(&path, 10);
         assert!(warnings.is_empty(), "{warnings:?}");
-        assert_eq!(cache.get(&key(5)), Some(json!({ "line": [] })));
+        assert_eq!(cache.get(&key(5)), Some(stored(r#"{"line":[]}"#)));
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().next(), Some(HEADER));
         // An empty file becomes a cache; one that cannot be written keeps answers in memory.
         std::fs::write(&path, "").unwrap();
         let (cache, warnings) = open(&path, 10);
         assert!(warnings.is_empty(), "{warnings:?}");
-        cache.insert(key(2), json!(2)).unwrap();
+        cache.insert(key(2), Value::from(2)).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().next(), Some(HEADER));
         let (cache, warnings) = open(&path.join("under-a-file"), 10);
         assert!(warnings[0].contains("in memory only"), "{warnings:?}");
-        cache.insert(key(3), json!(3)).unwrap();
-        assert_eq!(cache.get(&key(3)), Some(json!(3)));
+        cache.insert(key(3), Value::from(3)).unwrap();
+        assert_eq!(cache.get(&key(3)), Some(Value::from(3)));
     }
 
     #[test]
@@ -364,14 +368,15 @@ mod tests {
         let path = dir.path().join("answers.jsonl");
         let (cache, _) = open(&path, 10);
         for n in 1..=4 {
-            cache.insert(key(n), json!({ "line": [] })).unwrap();
+            cache.insert(key(n), stored(r#"{"line":[]}"#)).unwrap();
         }
         // Kalah(1,1) with South to move: its one move ends the game, worth 0 for the mover.
         let start = kalah::parse_position("1 0 1 0 S").unwrap();
         let mut after = start;
         after.play(&Rules::STANDARD, 0);
-        let answer =
-            |value: i32, to: &str| json!({ "value": value, "moves": [{ "move": 1, "value": value, "position": to }] });
+        let answer = |value: i32, to: &str| {
+            stored(&format!(r#"{{"value":{value},"moves":[{{"move":1,"value":{value},"position":"{to}"}}]}}"#))
+        };
         cache.insert(("position", Rules::STANDARD, start), answer(0, &after.to_string())).unwrap();
         drop(cache);
         let text = std::fs::read_to_string(&path).unwrap();
@@ -397,16 +402,16 @@ mod tests {
             (answer(-40, &after.to_string()), "not a value the seeds on the board allow"),
             (answer(1, &after.to_string()), "not a value the seeds on the board allow"),
             (answer(0, "1 0 1 0 N"), "does not lead where the rules say"),
-            (json!({ "value": 0, "moves": [] }), "not the position's legal moves"),
-            (json!({ "value": 0, "moves": [{ "move": 2, "value": 0 }] }), "not legal"),
+            (stored(r#"{"value":0,"moves":[]}"#), "not the position's legal moves"),
+            (stored(r#"{"value":0,"moves":[{"move":2,"value":0}]}"#), "not legal"),
         ];
         for (forged, why) in defects {
             let err = sound(&position, &forged).unwrap_err();
             assert!(err.contains(why), "{forged}: {err}");
         }
-        let line = json!({ "line": [{ "move": 1, "position": after.to_string() }] });
+        let line = stored(&format!(r#"{{"line":[{{"move":1,"position":"{after}"}}]}}"#));
         assert!(sound(&("mainline", Rules::STANDARD, start), &line).is_ok());
-        let line = json!({ "line": [{ "move": 1, "position": start.to_string() }] });
+        let line = stored(&format!(r#"{{"line":[{{"move":1,"position":"{start}"}}]}}"#));
         assert!(sound(&("mainline", Rules::STANDARD, start), &line).is_err());
     }
 }
