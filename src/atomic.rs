@@ -1,12 +1,12 @@
 //! Files written whole or not at all: every file this crate writes for later runs (database
-//! layers, table snapshots, job results, proof logs merged) goes through [`write_file`].
+//! layers, table snapshots, job results, proof logs merged) goes through `write_file`.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// The name a file is written under until it is complete: `path` with `.tmp` appended.
-pub fn temporary_path(path: &Path) -> PathBuf {
+pub(crate) fn temporary_path(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(".tmp");
     PathBuf::from(name)
@@ -15,7 +15,7 @@ pub fn temporary_path(path: &Path) -> PathBuf {
 /// Writes the file at `path` through `write`, which gets a buffered writer to
 /// [`temporary_path`]; the file is then synced and renamed over `path`, and the rename made
 /// durable. On an error the temporary file is removed and `path` is as it was.
-pub fn write_file(path: &Path, write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>) -> io::Result<()> {
+pub(crate) fn write_file(path: &Path, write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>) -> io::Result<()> {
     let temporary = temporary_path(path);
     let written = (|| {
         let mut file = BufWriter::with_capacity(1 << 20, File::create(&temporary)?);
@@ -33,7 +33,7 @@ pub fn write_file(path: &Path, write: impl FnOnce(&mut BufWriter<File>) -> io::R
     Ok(())
 }
 
-/// [`write_file`] for bytes already in memory, creating `path`'s directory first.
+/// `write_file` for bytes already in memory, creating `path`'s directory first.
 pub fn write_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
     if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;

@@ -46,7 +46,7 @@ impl Side {
     }
 
     /// The letter used in position text.
-    pub fn letter(self) -> char {
+    pub(crate) fn letter(self) -> char {
         match self {
             Side::South => 'S',
             Side::North => 'N',
@@ -169,7 +169,7 @@ impl Position {
     /// As [`Position::from_rows`] for rows kept zero-padded to 8 houses, copied as whole words:
     /// the copies then need no length, which matters in a builder's inner loop.
     #[inline]
-    pub fn from_padded_rows(houses: usize, mover: &[u8; MAX_HOUSES], opponent: &[u8; MAX_HOUSES]) -> Position {
+    pub(crate) fn from_padded_rows(houses: usize, mover: &[u8; MAX_HOUSES], opponent: &[u8; MAX_HOUSES]) -> Position {
         debug_assert!(mover[houses..].iter().chain(&opponent[houses..]).all(|&s| s == 0));
         let mut cells = [0u8; MAX_BINS];
         cells[..MAX_HOUSES].copy_from_slice(mover);
@@ -221,7 +221,7 @@ impl Position {
 
     /// Seeds in the opponent's store.
     #[inline]
-    pub fn opponent_store(&self) -> u8 {
+    pub(crate) fn opponent_store(&self) -> u8 {
         self.cells[2 * self.houses() + 1]
     }
 
@@ -243,13 +243,13 @@ impl Position {
 
     /// Seeds in the mover's houses.
     #[inline]
-    pub fn mover_seeds(&self) -> u32 {
+    pub(crate) fn mover_seeds(&self) -> u32 {
         self.mover_houses().iter().map(|&s| u32::from(s)).sum()
     }
 
     /// Seeds in the opponent's houses.
     #[inline]
-    pub fn opponent_seeds(&self) -> u32 {
+    pub(crate) fn opponent_seeds(&self) -> u32 {
         self.opponent_houses().iter().map(|&s| u32::from(s)).sum()
     }
 
@@ -282,7 +282,7 @@ impl Position {
 
     /// Bit `i` set when the mover's house `i` (0-based) holds seeds.
     #[inline]
-    pub fn legal_mask(&self) -> u16 {
+    pub(crate) fn legal_mask(&self) -> u16 {
         self.mover_houses().iter().enumerate().fold(0, |mask, (i, &s)| mask | (u16::from(s != 0) << i))
     }
 
@@ -300,7 +300,7 @@ impl Position {
     }
 
     /// Whether the game is over in this position under `rules` (early end not counted: it never
-    /// changes the result, see [`Position::is_decided_early`]).
+    /// changes the result, see `Position::is_decided_early`).
     pub fn is_over(&self, rules: &Rules) -> bool {
         match rules.end {
             End::EitherEmpty => self.row_is_empty(0) || self.row_is_empty(self.houses() + 1),
@@ -310,7 +310,7 @@ impl Position {
 
     /// Whether a store holds more than half of all seeds, which ends the game under
     /// [`crate::rules::EarlyEnd::Half`]. The winner is then known; the margin is not.
-    pub fn is_decided_early(&self) -> bool {
+    pub(crate) fn is_decided_early(&self) -> bool {
         let most = u32::from(self.mover_store().max(self.opponent_store()));
         2 * most > self.total_seeds()
     }

@@ -78,7 +78,7 @@ impl Claim {
     /// The same claim where every value of a game from `position` under `rules` has the seeds'
     /// parity ([`Rules::values_share_parity`]): moved to the nearest value of that parity, so that
     /// `<= 3` is `<= 2` when the values are even. Elsewhere unchanged.
-    pub fn with_parity(&self, rules: &Rules, position: &Position) -> Claim {
+    pub(crate) fn with_parity(&self, rules: &Rules, position: &Position) -> Claim {
         let (margin, seeds) = (position.margin(), position.seeds_on_board() as i32);
         if !rules.values_share_parity() || (self.value - margin - seeds).rem_euclid(2) == 0 {
             return *self;
@@ -90,7 +90,7 @@ impl Claim {
     }
 
     /// The claim that holds where this one fails: `>= t` fails exactly where `<= t - 1` holds.
-    pub fn negated(&self) -> Claim {
+    pub(crate) fn negated(&self) -> Claim {
         match self.bound {
             Bound::AtLeast => Claim { bound: Bound::AtMost, value: self.value - 1 },
             Bound::AtMost => Claim { bound: Bound::AtLeast, value: self.value + 1 },
@@ -98,7 +98,7 @@ impl Claim {
     }
 
     /// Whether `value` satisfies the claim.
-    pub fn holds_for(&self, value: i32) -> bool {
+    pub(crate) fn holds_for(&self, value: i32) -> bool {
         match self.bound {
             Bound::AtLeast => value >= self.value,
             Bound::AtMost => value <= self.value,
@@ -108,7 +108,7 @@ impl Claim {
     /// What the seeds alone decide about the claim at `position` under `rules`: the value when
     /// the game is over, else whether every value the seeds on the board allow satisfies it, or
     /// none does. `None` when a search must decide.
-    pub fn decided_by_seeds(&self, rules: &Rules, position: &Position) -> Option<bool> {
+    pub(crate) fn decided_by_seeds(&self, rules: &Rules, position: &Position) -> Option<bool> {
         if position.is_over(rules) {
             return Some(self.holds_for(position.final_margin(rules)));
         }
@@ -122,7 +122,7 @@ impl Claim {
 
     /// The board-value test that decides the claim at `position`: `(beta, holds_if_at_least)`,
     /// the claim holding exactly when "board value >= beta" is `holds_if_at_least`.
-    pub fn board_test(&self, position: &Position) -> (i32, bool) {
+    pub(crate) fn board_test(&self, position: &Position) -> (i32, bool) {
         match self.bound {
             Bound::AtLeast => (self.value - position.margin(), true),
             Bound::AtMost => (self.value + 1 - position.margin(), false),

@@ -158,7 +158,7 @@ impl Game {
     }
 
     /// Plays a move token: a house of the mover, a bin, or a pie swap.
-    pub fn play_token(&mut self, token: MoveToken) -> Result<Option<Outcome>, IllegalMove> {
+    pub(crate) fn play_token(&mut self, token: MoveToken) -> Result<Option<Outcome>, IllegalMove> {
         match token {
             MoveToken::House(house) => self.play(house).map(Some),
             MoveToken::Bin(bin) => {

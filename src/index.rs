@@ -40,25 +40,25 @@ const BINOMIALS: Binomials = {
 
 /// `C(n, r)` for the small arguments indexes need.
 #[inline]
-pub fn binomial(n: usize, r: usize) -> u64 {
+pub(crate) fn binomial(n: usize, r: usize) -> u64 {
     BINOMIALS.0[n][r]
 }
 
 /// Rows of `houses` houses holding exactly `seeds` seeds.
 #[inline]
-pub fn row_count(houses: usize, seeds: usize) -> u64 {
+pub(crate) fn row_count(houses: usize, seeds: usize) -> u64 {
     binomial(seeds + houses - 1, houses - 1)
 }
 
 /// The rank of a row among rows with the same number of seeds and houses.
 #[inline]
-pub fn rank_row(row: &[u8]) -> u64 {
+pub(crate) fn rank_row(row: &[u8]) -> u64 {
     rank_and_seeds(row).0
 }
 
 /// The rank of a row and the seeds it holds, in one pass.
 #[inline(always)]
-pub fn rank_and_seeds(row: &[u8]) -> (u64, usize) {
+pub(crate) fn rank_and_seeds(row: &[u8]) -> (u64, usize) {
     let mut rank = 0;
     let mut prefix = 0usize;
     let (last, rest) = row.split_last().expect("a row has houses");
@@ -70,7 +70,7 @@ pub fn rank_and_seeds(row: &[u8]) -> (u64, usize) {
 }
 
 /// The row of `houses` houses holding `seeds` seeds with the given rank (inverse of [`rank_row`]).
-pub fn unrank_row(houses: usize, seeds: usize, mut rank: u64, row: &mut [u8]) {
+pub(crate) fn unrank_row(houses: usize, seeds: usize, mut rank: u64, row: &mut [u8]) {
     debug_assert!(rank < row_count(houses, seeds));
     // Bar positions from the last down: the largest p with C(p, j+1) <= rank.
     let mut upper = seeds + houses - 1;
@@ -93,7 +93,7 @@ pub fn unrank_row(houses: usize, seeds: usize, mut rank: u64, row: &mut [u8]) {
 /// A move that banks nothing carries seeds rightwards in the mover's own row, so it raises the
 /// sum of both rows' potentials: the order in which a builder finishes a layer.
 #[inline]
-pub fn potential(row: &[u8]) -> usize {
+pub(crate) fn potential(row: &[u8]) -> usize {
     row.iter().enumerate().map(|(i, &s)| (i + 1) * usize::from(s)).sum()
 }
 
@@ -155,15 +155,8 @@ impl Layer {
     }
 
     /// The range of seeds the mover's row holds across the layer's blocks.
-    pub fn blocks(&self) -> std::ops::RangeInclusive<usize> {
+    pub(crate) fn blocks(&self) -> std::ops::RangeInclusive<usize> {
         self.first_block..=self.last_block
-    }
-
-    /// Where the block of positions whose mover row holds `a` seeds starts.
-    #[inline]
-    pub fn block_start(&self, a: usize) -> u64 {
-        debug_assert!(self.blocks().contains(&a));
-        self.blocks[a].0
     }
 
     /// The index of the position with these rows (mover first), which must belong to the layer.
@@ -176,7 +169,7 @@ impl Layer {
 
     /// The index from the mover row's seed count and both rows' ranks.
     #[inline]
-    pub fn index_in_block(&self, a: usize, mover_rank: u64, opponent_rank: u64) -> u64 {
+    pub(crate) fn index_in_block(&self, a: usize, mover_rank: u64, opponent_rank: u64) -> u64 {
         debug_assert!(self.blocks().contains(&a));
         let (start, width) = self.blocks[a];
         start + mover_rank * width + opponent_rank
@@ -239,7 +232,7 @@ impl RowTable {
 
     /// The row with this rank, zero-padded to [`MAX_HOUSES`] houses.
     #[inline]
-    pub fn padded_row(&self, rank: u32) -> &[u8; MAX_HOUSES] {
+    pub(crate) fn padded_row(&self, rank: u32) -> &[u8; MAX_HOUSES] {
         &self.rows[rank as usize]
     }
 
@@ -254,13 +247,13 @@ impl RowTable {
     }
 
     /// The largest potential of any row.
-    pub fn max_potential(&self) -> usize {
+    pub(crate) fn max_potential(&self) -> usize {
         self.potential_starts.len() - 2
     }
 
     /// The ranks of the rows with potential `p` (empty when none or out of range).
     #[inline]
-    pub fn with_potential(&self, p: usize) -> &[u32] {
+    pub(crate) fn with_potential(&self, p: usize) -> &[u32] {
         if p > self.max_potential() {
             return &[];
         }
@@ -268,13 +261,13 @@ impl RowTable {
     }
 
     /// Every rank, sorted by potential: [`RowTable::with_potential`] of each potential in turn.
-    pub fn by_potential(&self) -> &[u32] {
+    pub(crate) fn by_potential(&self) -> &[u32] {
         &self.by_potential
     }
 
     /// Where the ranks of potential `p` start in [`RowTable::by_potential`] (`p` at most the
     /// largest potential).
-    pub fn potential_start(&self, p: usize) -> usize {
+    pub(crate) fn potential_start(&self, p: usize) -> usize {
         self.potential_starts[p]
     }
 }

@@ -34,7 +34,7 @@ pub fn parse_complete_lines<T: DeserializeOwned>(
 
 /// [`parse_complete_lines`], with each record also passed through `check`: a record it refuses
 /// is a [`CorruptLine`] with its message.
-pub fn parse_checked_lines<T: DeserializeOwned>(
+pub(crate) fn parse_checked_lines<T: DeserializeOwned>(
     path: &Path,
     text: &str,
     first_line: usize,

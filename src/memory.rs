@@ -7,7 +7,7 @@ pub fn total_bytes() -> Option<u64> {
 
 /// The memory the system can give a new allocation now without swapping or killing a process
 /// (Linux's estimate, `MemAvailable`: free memory plus the page cache it can drop).
-pub fn available_bytes() -> Option<u64> {
+pub(crate) fn available_bytes() -> Option<u64> {
     meminfo("MemAvailable:")
 }
 

@@ -45,7 +45,7 @@ impl Turn {
     }
 
     /// The turn of `indices`, houses numbered from 0 as the board indexes them.
-    pub fn from_indices(indices: &[usize]) -> Turn {
+    pub(crate) fn from_indices(indices: &[usize]) -> Turn {
         Turn(indices.iter().map(|&i| i as u8 + 1).collect())
     }
 
@@ -142,11 +142,11 @@ impl MoveEffect {
 
     /// `position` itself, nothing banked: what [`MoveEffect::play`] starts from.
     #[inline]
-    pub fn unmoved(position: &Position) -> MoveEffect {
+    pub(crate) fn unmoved(position: &Position) -> MoveEffect {
         MoveEffect { child: *position, gain: 0, extra_turn: false, over: false }
     }
 
-    /// Turns an [`MoveEffect::unmoved`] position into [`MoveEffect::of`] it and `house`, in place.
+    /// Turns an `MoveEffect::unmoved` position into [`MoveEffect::of`] it and `house`, in place.
     /// A search works its moves out where they are kept with this: the copy of a fresh effect
     /// reads bytes just written by stores of other sizes, which the processor cannot forward, and
     /// it waits for them to reach the cache.
@@ -169,7 +169,7 @@ impl MoveEffect {
     /// The child's board value that gives the move the value `move_value` (the inverse of
     /// [`MoveEffect::value`]).
     #[inline]
-    pub fn child_value(&self, move_value: i32) -> i32 {
+    pub(crate) fn child_value(&self, move_value: i32) -> i32 {
         if self.extra_turn { move_value - self.gain } else { -move_value - self.gain }
     }
 
@@ -177,7 +177,7 @@ impl MoveEffect {
     /// `(alpha, beta)`: [`MoveEffect::value`] of a fail-soft result searched in it is fail-soft
     /// for the move's window.
     #[inline]
-    pub fn child_window(&self, alpha: i32, beta: i32) -> (i32, i32) {
+    pub(crate) fn child_window(&self, alpha: i32, beta: i32) -> (i32, i32) {
         if self.extra_turn {
             (self.child_value(alpha), self.child_value(beta))
         } else {
@@ -189,7 +189,7 @@ impl MoveEffect {
 /// The board value after playing `house` from `position`, for the side that played it, given
 /// `lookup`, the board value of any position that is not over (from its mover's view).
 #[inline]
-pub fn move_board_value(
+pub(crate) fn move_board_value(
     rules: &Rules,
     position: &Position,
     house: usize,
@@ -201,7 +201,7 @@ pub fn move_board_value(
 
 /// The board value of a position that is not over: the best move's value.
 #[inline]
-pub fn best_board_value(rules: &Rules, position: &Position, lookup: &mut impl FnMut(&Position) -> i32) -> i32 {
+pub(crate) fn best_board_value(rules: &Rules, position: &Position, lookup: &mut impl FnMut(&Position) -> i32) -> i32 {
     position.legal_moves().map(|house| move_board_value(rules, position, house, lookup)).max().expect("a legal move")
 }
 

@@ -186,7 +186,7 @@ pub struct MoveText {
 }
 
 /// Reads a move sequence in `notation` for a board with `houses` houses per side.
-pub fn parse_moves(text: &str, notation: Notation, houses: usize) -> Result<Vec<MoveText>, ParseError> {
+pub(crate) fn parse_moves(text: &str, notation: Notation, houses: usize) -> Result<Vec<MoveText>, ParseError> {
     match notation {
         Notation::Canonical | Notation::Bins => parse_marked_turns(text, notation, houses),
         Notation::Irving => parse_irving(text, houses),
@@ -314,7 +314,7 @@ pub enum Action {
 }
 
 /// Writes turns (each the actions of one side) in `notation`.
-pub fn format_turns<'a>(
+pub(crate) fn format_turns<'a>(
     turns: impl IntoIterator<Item = (Side, &'a [Action])>,
     notation: Notation,
     houses: usize,

@@ -171,7 +171,7 @@ impl Rules {
     }
 
     /// Every dimension with its value's name, in a fixed order.
-    pub fn settings(&self) -> [(&'static str, &'static str); 8] {
+    pub(crate) fn settings(&self) -> [(&'static str, &'static str); 8] {
         [
             ("capture", self.capture.as_str()),
             ("end", self.end.as_str()),

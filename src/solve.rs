@@ -64,11 +64,6 @@ impl Solver {
         self.nodes
     }
 
-    /// House configurations with proven bounds held in the memo.
-    pub fn memo_len(&self) -> usize {
-        self.memo.len()
-    }
-
     /// The exact value of `position` for the side to move, stores included.
     pub fn value(&mut self, position: &Position) -> i32 {
         position.margin() + self.board_value(position)
@@ -145,7 +140,7 @@ pub fn analyse(solver: &mut Solver, position: &Position) -> Analysis {
 }
 
 /// As [`analyse`], calling `progress(done, total)` before the first opening and after each one.
-pub fn analyse_with_progress(
+pub(crate) fn analyse_with_progress(
     solver: &mut Solver,
     position: &Position,
     mut progress: impl FnMut(usize, usize),

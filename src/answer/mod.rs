@@ -7,9 +7,10 @@ mod position;
 use serde::Serialize;
 
 pub use line::{LineMove, Mainline};
+pub(crate) use position::moves_best_first;
 pub use position::{
     Answer, BoundedAnswer, Bounds, Estimate, LegalMove, MoveBounds, MoveEffect, MoveValue, PositionAnswer,
-    PositionMoves, PositionReport, Source, Unfinished, legal_moves, moves_best_first,
+    PositionMoves, PositionReport, Source, Unfinished, legal_moves,
 };
 
 use crate::board::{Position, Side};
@@ -154,7 +155,7 @@ impl StartReport {
 pub const OPENINGS_LISTED: usize = 20;
 
 /// How many openings have each value, best value first.
-pub fn openings_by_value(values: impl IntoIterator<Item = i32>) -> Vec<(i32, usize)> {
+pub(crate) fn openings_by_value(values: impl IntoIterator<Item = i32>) -> Vec<(i32, usize)> {
     let mut counts = std::collections::BTreeMap::new();
     for value in values {
         *counts.entry(value).or_insert(0) += 1;

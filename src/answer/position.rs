@@ -142,7 +142,12 @@ pub struct MoveValue {
 
 /// Every move's value as reported: `values` of `position`'s moves by house 0..m, each marked
 /// best when it keeps the position's `value`, best first, then by house.
-pub fn moves_best_first(rules: &Rules, position: &Position, values: &[(usize, i32)], value: i32) -> Vec<MoveValue> {
+pub(crate) fn moves_best_first(
+    rules: &Rules,
+    position: &Position,
+    values: &[(usize, i32)],
+    value: i32,
+) -> Vec<MoveValue> {
     let mut moves: Vec<MoveValue> = values
         .iter()
         .map(|&(house, v)| MoveValue {

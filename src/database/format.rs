@@ -168,7 +168,7 @@ impl Header {
     }
 
     /// The rules the header names.
-    pub fn parsed_rules(&self, path: &Path) -> Result<Rules, DbError> {
+    pub(crate) fn parsed_rules(&self, path: &Path) -> Result<Rules, DbError> {
         self.rules
             .parse()
             .map_err(|err| DbError::Corrupt { path: path.to_path_buf(), reason: format!("rules in header: {err}") })
@@ -176,7 +176,7 @@ impl Header {
 }
 
 /// Writes a complete layer file atomically ([`crate::atomic::write_file`]).
-pub fn write_layer(path: &Path, header: &Header, payload: &Payload) -> Result<(), DbError> {
+pub(crate) fn write_layer(path: &Path, header: &Header, payload: &Payload) -> Result<(), DbError> {
     debug_assert_eq!(header.payload_len, payload.len());
     crate::atomic::write_file(path, |file| {
         file.write_all(&header.encode())?;
@@ -215,7 +215,7 @@ impl Payload<'_> {
     }
 
     /// The bytes, in the order they are written.
-    pub fn parts(&self) -> Vec<&[u8]> {
+    pub(crate) fn parts(&self) -> Vec<&[u8]> {
         match self {
             Payload::Raw(values) => vec![values.as_ref()],
             Payload::Zstd(frames) => frames.iter().map(Vec::as_slice).collect(),
@@ -244,7 +244,7 @@ impl Payload<'_> {
 
 /// Encodes a layer's values (i8 bit patterns): zstd when it saves at least a quarter, else raw.
 /// The frames are compressed in parallel on the current rayon pool.
-pub fn encode_values(raw: &[u8], allow_compression: bool) -> Payload<'_> {
+pub(crate) fn encode_values(raw: &[u8], allow_compression: bool) -> Payload<'_> {
     match compress(raw.len(), allow_compression, &|start, out| out.copy_from_slice(&raw[start..start + out.len()])) {
         Some(frames) => Payload::Zstd(frames),
         None => Payload::Raw(Cow::Borrowed(raw)),
@@ -253,7 +253,7 @@ pub fn encode_values(raw: &[u8], allow_compression: bool) -> Payload<'_> {
 
 /// [`encode_values`] of a layer held in either layout; a packed one is unpacked a frame at a
 /// time (the whole layer only when it is written raw).
-pub fn encode_layer(values: &LayerValues, allow_compression: bool) -> Payload<'_> {
+pub(crate) fn encode_layer(values: &LayerValues, allow_compression: bool) -> Payload<'_> {
     match values {
         LayerValues::Bytes(buffer) => encode_values(buffer.bytes(), allow_compression),
         LayerValues::Packed(_) => {
@@ -322,7 +322,7 @@ fn decode_frames(frames: &[(&[u8], usize)], values: &mut [u8]) -> Result<(), Str
 /// of frames at a time, so that a caller packing the values never holds the whole layer as bytes.
 /// The frames of a batch decompress in parallel on the current rayon pool. The error says what
 /// is wrong with a damaged payload, or is the sink's.
-pub fn decode_zstd_in_order(
+pub(crate) fn decode_zstd_in_order(
     payload: &[u8],
     total: u64,
     sink: &mut dyn FnMut(&[u8]) -> Result<(), String>,

@@ -1,5 +1,5 @@
 //! Endgame databases: the exact board value of every position with up to a given number of seeds
-//! on the board, built layer by layer ([`build`]), stored one checksummed file per layer
+//! on the board, built layer by layer (`build`), stored one checksummed file per layer
 //! ([`format`](mod@format), FORMAT.md) and probed through [`Database`].
 //!
 //! A board value depends on the houses and on the rules that move seeds ([`Rules::for_values`]:
@@ -176,7 +176,7 @@ impl Location<'_> {
     }
 }
 
-/// A started probe: the board value, read when asked for ([`Database::start_probe`]).
+/// A started probe: the board value, read when asked for (`Database::start_probe`).
 #[derive(Clone, Copy)]
 pub struct Probe<'a>(Location<'a>);
 
@@ -406,14 +406,14 @@ impl Database {
     /// The same database answering only up to `max_seeds` seeds on the board (the layers above
     /// are dropped, so they are never read): a server or benchmark can use a smaller database
     /// than the one on disk.
-    pub fn limited_to(mut self, max_seeds: usize) -> Database {
+    pub(crate) fn limited_to(mut self, max_seeds: usize) -> Database {
         self.layers.truncate(max_seeds + 1);
         self
     }
 
     /// The most seeds on the board whose layers fit in `available` bytes of memory more, in the
     /// database's layout (layers read already take no more); `None` when not even the first does.
-    pub fn seeds_fitting(&self, available: u64) -> Option<usize> {
+    pub(crate) fn seeds_fitting(&self, available: u64) -> Option<usize> {
         let mut needed = 0u64;
         let mut fitting = None;
         for (seeds, file) in self.layers.iter().enumerate() {
@@ -534,7 +534,7 @@ impl Database {
     /// bring it in, so that a caller with other memory reads to start (a search reading its
     /// transposition table) can overlap them all before reading [`Probe::value`].
     #[inline]
-    pub fn start_probe(&self, position: &Position) -> Result<Probe<'_>, DbError> {
+    pub(crate) fn start_probe(&self, position: &Position) -> Result<Probe<'_>, DbError> {
         let location = self.locate(position)?;
         location.prefetch();
         Ok(Probe(location))

@@ -8,7 +8,7 @@
 //! docs/performance-history.md for the measured spread). So a line of 64 bytes, one cache line,
 //! holds 124 consecutive positions: a base code and a 4-bit offset from it for each; offset 15
 //! escapes, and the value is then in the layer's escape list, a few dozen sorted entries per
-//! [`GROUP_LINES`] lines. Almost every probe is one memory read, like a byte per position.
+//! `GROUP_LINES` lines. Almost every probe is one memory read, like a byte per position.
 
 use rayon::prelude::*;
 
@@ -61,7 +61,7 @@ pub struct PackedLayer {
 
 impl PackedLayer {
     /// Packs a whole layer's values (i8 bit patterns) in parallel on the current rayon pool.
-    pub fn pack(values: &[u8], seeds: usize, parity: bool) -> Result<PackedLayer, PackError> {
+    pub(crate) fn pack(values: &[u8], seeds: usize, parity: bool) -> Result<PackedLayer, PackError> {
         let mut packer = Packer::new(values.len(), seeds, parity)?;
         packer.push(values)?;
         Ok(packer.finish())
@@ -108,7 +108,7 @@ impl PackedLayer {
     }
 
     /// The values of positions `start..start + out.len()`, as i8 bit patterns.
-    pub fn unpack(&self, start: usize, out: &mut [u8]) {
+    pub(crate) fn unpack(&self, start: usize, out: &mut [u8]) {
         for (index, value) in (start..).zip(out.iter_mut()) {
             *value = self.get(index) as i8 as u8;
         }
@@ -122,7 +122,7 @@ impl PackedLayer {
     /// What a layer of `positions` positions will take packed, from above: its lines, escapes for
     /// one position in 40 (1.3% at most measured, on 6-house layers up to 32 seeds) and 64 more
     /// (the few positions of a small layer spread wider), and the escape groups' starts.
-    pub fn memory_estimate(positions: u64) -> u64 {
+    pub(crate) fn memory_estimate(positions: u64) -> u64 {
         let lines = positions.div_ceil(LINE_POSITIONS as u64) * LINE_BYTES as u64;
         let escapes = positions.div_ceil(40) + 64;
         lines + 4 * escapes + 8 * (positions.div_ceil(GROUP_POSITIONS as u64) + 1)
@@ -233,7 +233,7 @@ impl Packer {
 
 /// Checks that `values` (i8 bit patterns) can be those of a layer of `seeds` seeds: each within
 /// ±seeds, and of the parity of `seeds` when `parity`. In parallel on the current rayon pool.
-pub fn check_values(values: &[u8], seeds: usize, parity: bool) -> Result<(), PackError> {
+pub(crate) fn check_values(values: &[u8], seeds: usize, parity: bool) -> Result<(), PackError> {
     let s = seeds as i32;
     // What each byte says of a value, worked out once: the check is then one load a value.
     let verdict = |byte: u8| {

@@ -11,7 +11,7 @@ use super::packed::{PackError, PackedLayer};
 #[serde(rename_all = "lowercase")]
 pub enum Layout {
     /// Bytes for a database of at most a quarter of the machine's memory at a byte a position
-    /// (they read in half the time), packed for a bigger one ([`Layout::for_positions`]).
+    /// (they read in half the time), packed for a bigger one (`Layout::for_positions`).
     #[default]
     Auto,
     /// About 4.2-4.5 bits a position: 30 seeds of Kalah(6,n) in 6.0 GB instead of 11 GB.
@@ -23,7 +23,7 @@ pub enum Layout {
 impl Layout {
     /// The layout for a database of `positions` positions: `Auto` resolved against this machine's
     /// memory (packed where it cannot be read).
-    pub fn for_positions(self, positions: u64) -> Layout {
+    pub(crate) fn for_positions(self, positions: u64) -> Layout {
         match self {
             Layout::Auto => match crate::memory::total_bytes() {
                 Some(memory) if positions <= memory / 4 => Layout::Bytes,
@@ -35,7 +35,7 @@ impl Layout {
 
     /// What a layer of `positions` positions will take in memory in this layout (resolved as
     /// [`Layout::for_positions`] would for a database of that size when `Auto`), from above.
-    pub fn memory_estimate(self, positions: u64) -> u64 {
+    pub(crate) fn memory_estimate(self, positions: u64) -> u64 {
         match self.for_positions(positions) {
             Layout::Packed => PackedLayer::memory_estimate(positions),
             _ => positions,
@@ -107,7 +107,7 @@ impl LayerValues {
     }
 
     /// The values of positions `start..start + out.len()`, as i8 bit patterns.
-    pub fn copy_to(&self, start: usize, out: &mut [u8]) {
+    pub(crate) fn copy_to(&self, start: usize, out: &mut [u8]) {
         match self {
             LayerValues::Bytes(buffer) => out.copy_from_slice(&buffer.bytes()[start..start + out.len()]),
             LayerValues::Packed(packed) => packed.unpack(start, out),
@@ -133,7 +133,7 @@ impl LayerValues {
     /// These values in `layout` (resolved, not `Auto`): bytes as they are, or packed (then the
     /// bytes are let go).
     /// `seeds` and `parity` describe the layer ([`PackedLayer::pack`]).
-    pub fn into_layout(self, layout: Layout, seeds: usize, parity: bool) -> Result<LayerValues, PackError> {
+    pub(crate) fn into_layout(self, layout: Layout, seeds: usize, parity: bool) -> Result<LayerValues, PackError> {
         match (self, layout) {
             (LayerValues::Bytes(buffer), Layout::Packed) => {
                 Ok(LayerValues::Packed(PackedLayer::pack(buffer.bytes(), seeds, parity)?))
@@ -153,7 +153,7 @@ pub struct LayerBuffer {
 
 impl LayerBuffer {
     /// `len` zero bytes.
-    pub fn zeroed(len: usize) -> std::io::Result<LayerBuffer> {
+    pub(crate) fn zeroed(len: usize) -> std::io::Result<LayerBuffer> {
         // A zero-length anonymous map is refused; one spare byte keeps every buffer mappable.
         let map = MmapOptions::new().len(len.max(1)).map_anon()?;
         #[cfg(target_os = "linux")]
@@ -171,12 +171,12 @@ impl LayerBuffer {
     }
 
     /// The values, writable.
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
+    pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
         &mut self.map[..self.len]
     }
 
     /// The values as atomics, for builders whose threads write disjoint positions.
-    pub fn atomics(&mut self) -> &[AtomicU8] {
+    pub(crate) fn atomics(&mut self) -> &[AtomicU8] {
         let bytes = self.bytes_mut();
         // SAFETY: AtomicU8 has the same size, alignment and bit validity as u8, and the exclusive
         // borrow guarantees no other view of these bytes exists while the atomic one lives.

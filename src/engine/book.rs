@@ -243,7 +243,7 @@ impl OpeningBook {
     }
 
     /// Adds the result lines of `text` (the file `name`).
-    pub fn add_text(&mut self, name: &str, text: &str) -> Result<(), BookError> {
+    pub(crate) fn add_text(&mut self, name: &str, text: &str) -> Result<(), BookError> {
         let failed = |number: usize, message: String| BookError {
             file: name.to_string(),
             message: format!("line {}: {message}", number + 1),
@@ -398,7 +398,7 @@ impl OpeningBook {
 
     /// What checked proofs establish at `position`, if it is a start of the openings map or lies
     /// within a first turn of one.
-    pub fn bounded_answer(&self, rules: &Rules, position: &Position) -> Option<BoundedAnswer> {
+    pub(crate) fn bounded_answer(&self, rules: &Rules, position: &Position) -> Option<BoundedAnswer> {
         let bounded = self.bounded.get(&(rules.for_values(), *position))?;
         let proofs = bounded.proofs.iter().cloned().collect();
         Some(BoundedAnswer::new(rules, position, (bounded.lower, bounded.upper), &bounded.moves, proofs))

@@ -46,7 +46,7 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// The database for a search from `position` under `rules` ([`database_for`]).
+    /// The database for a search from `position` under `rules` (`database_for`).
     pub fn database(
         &self,
         rules: &Rules,
@@ -58,7 +58,7 @@ impl Setup {
     }
 
     /// The searches from `position` (the biggest they will see) under `rules`: over the database
-    /// [`database_for`] finds or builds, read `when` asked, with the table asked for or one sized
+    /// `database_for` finds or builds, read `when` asked, with the table asked for or one sized
     /// to them, stopping at `deadline`.
     pub fn prepare(
         &self,
@@ -122,7 +122,7 @@ impl Preparation for Quietly {}
 /// The database a fresh machine builds for boards of `houses` houses: every layer up to the
 /// returned seeds (6 houses: 1.25 billion positions, 5 houses: 0.47 billion; a minute or so on two
 /// cores). Smaller boards solve fast without one.
-pub fn default_database_seeds(houses: usize) -> Option<usize> {
+pub(crate) fn default_database_seeds(houses: usize) -> Option<usize> {
     match houses {
         6 => Some(24),
         5 => Some(28),
@@ -132,7 +132,7 @@ pub fn default_database_seeds(houses: usize) -> Option<usize> {
 
 /// The database for a search from `position` under `rules`: the one under the root if there is
 /// one, else, when the board is big enough to need one, the default database, built now.
-pub fn database_for(
+pub(crate) fn database_for(
     databases: &Databases,
     rules: &Rules,
     position: &Position,
@@ -210,7 +210,7 @@ pub fn keep_free_bytes(table_mb: Option<usize>) -> u64 {
 /// process (a proof run holding the same database) must not drive the system out of memory, where
 /// the kernel kills the biggest process, often the other one; with fewer layers the search is as
 /// exact, only slower.
-pub fn fit_in_memory(
+pub(crate) fn fit_in_memory(
     db: Database,
     available: Option<u64>,
     keep_free: u64,
@@ -236,7 +236,7 @@ pub fn read_whole(db: Database, report: &impl Preparation) -> Result<Database, D
 }
 
 /// The table asked for (`table_mb`), or the one sized to a search under `rules` from `root` over
-/// `database` ([`SearchOptions::table_bytes_for`]). Where positions repeat (clockwise sowing),
+/// `database` (`SearchOptions::table_bytes_for`). Where positions repeat (clockwise sowing),
 /// the table is sized as if there were no database: play that sows round without banking keeps
 /// the seeds above the database for long, and the search re-searches each test's tree in deeper
 /// rounds, so it needs the table of the whole board (clockwise Kalah(4,4) on one thread: no value
@@ -285,7 +285,7 @@ pub fn analyse_position(search: &mut Search<'_>, position: &Position) -> Result<
     })
 }
 
-/// Nodes an iteration of each move's estimate in [`estimated_moves`] may search (the
+/// Nodes an iteration of each move's estimate in `estimated_moves` may search (the
 /// estimate stops after the first iteration that reaches it).
 pub const MOVE_ESTIMATE_NODES: u64 = 1 << 16;
 
@@ -294,7 +294,7 @@ pub const MOVE_ESTIMATE_NODES: u64 = 1 << 16;
 /// equal ones the lower house). Exact where the game ends or the database answers, else a
 /// depth-limited estimate of [`MOVE_ESTIMATE_NODES`] an iteration: it proves nothing. The
 /// search's deadline is lifted for it.
-pub fn estimated_moves(search: &mut Search<'_>, position: &Position) -> Result<Vec<(usize, i32)>, SearchError> {
+pub(crate) fn estimated_moves(search: &mut Search<'_>, position: &Position) -> Result<Vec<(usize, i32)>, SearchError> {
     let rules = *search.rules();
     search.set_deadline(None);
     let mut moves = Vec::new();

@@ -167,7 +167,7 @@ impl Task {
     }
 
     /// "item 3, opening 2 6" for progress lines.
-    pub fn describe(&self, job: &Job) -> String {
+    pub(crate) fn describe(&self, job: &Job) -> String {
         let item = &job.items[self.item];
         let what = match &self.opening {
             Some(moves) => format!("opening {moves}"),

@@ -29,7 +29,7 @@ impl Interval {
     }
 
     /// What both claims prove together; `None` if they contradict each other.
-    pub fn intersect(&self, other: &Interval) -> Option<Interval> {
+    pub(crate) fn intersect(&self, other: &Interval) -> Option<Interval> {
         let both = Interval { lower: self.lower.max(other.lower), upper: self.upper.min(other.upper) };
         (both.lower <= both.upper).then_some(both)
     }
@@ -183,7 +183,7 @@ impl Proofs {
 
     /// Adds every record of the log at `path` (a missing file adds nothing). A last line without
     /// its newline was cut short by a kill and is ignored.
-    pub fn read_log(&mut self, path: &Path) -> Result<(), JobError> {
+    pub(crate) fn read_log(&mut self, path: &Path) -> Result<(), JobError> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),

@@ -50,11 +50,11 @@ use crate::shard::Shard;
 pub use file::{Compute, Goal, Item, Job, Task};
 pub use log::{Interval, Known, Log, Proofs, Record, log_path, logs_in};
 pub use merge::{MergeReport, merge};
-pub use results::{
-    ItemResult, OpeningResult, item_result, item_settled, results, write_atomically, write_result_files, write_results,
-};
+pub use results::{ItemResult, OpeningResult, results};
+pub(crate) use results::{item_settled, write_atomically, write_result_files, write_results};
 pub use runner::{RunOptions, RunProgress, RunReport, run};
-pub use solving::{Checkpoints, solve_task, solve_task_with_checkpoints, table_tag};
+pub use solving::Checkpoints;
+pub(crate) use solving::{solve_task_with_checkpoints, table_tag};
 
 /// What keeps a job from running or its results from being read.
 #[derive(Debug, thiserror::Error)]
@@ -113,7 +113,7 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> JobError + '_ {
 
 /// Where a job's files go: `DIR/NAME[.shard-I-of-N]` followed by `.tasks.jsonl` (the log),
 /// `.csv` and `.jsonl` (the results).
-pub fn file_stem(dir: &Path, name: &str, shard: Option<Shard>) -> PathBuf {
+pub(crate) fn file_stem(dir: &Path, name: &str, shard: Option<Shard>) -> PathBuf {
     match shard {
         Some(s) => dir.join(format!("{name}.shard-{}-of-{}", s.index, s.count)),
         None => dir.join(name),
@@ -121,7 +121,7 @@ pub fn file_stem(dir: &Path, name: &str, shard: Option<Shard>) -> PathBuf {
 }
 
 /// `stem` with `suffix` appended to its file name (`data/results/j` + `.csv`).
-pub fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
+pub(crate) fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
     let mut name = stem.as_os_str().to_owned();
     name.push(suffix);
     PathBuf::from(name)

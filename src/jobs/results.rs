@@ -70,7 +70,7 @@ pub struct ItemResult {
 }
 
 /// The result of item `index` of `job` if `proofs` settle it.
-pub fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proofs) -> Option<ItemResult> {
+pub(crate) fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proofs) -> Option<ItemResult> {
     let item = &job.items[index];
     let mine: Vec<(&Task, Known)> = tasks.iter().filter(|t| t.item == index).map(|t| (t, proofs.known(t))).collect();
     let total = item.position.total_seeds();
@@ -140,7 +140,7 @@ pub fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proofs) -> 
 
 /// Whether the item's question is settled already, so that its other tasks can be skipped (a
 /// bound test proven by one opening).
-pub fn item_settled(job: &Job, index: usize, tasks: &[Task], proofs: &Proofs) -> bool {
+pub(crate) fn item_settled(job: &Job, index: usize, tasks: &[Task], proofs: &Proofs) -> bool {
     item_result(job, index, tasks, proofs).is_some()
 }
 
@@ -220,18 +220,18 @@ const CSV_HEADER: [&str; 14] = [
 ];
 
 /// Writes `bytes` to `path` whole or not at all ([`crate::atomic::write_bytes`]).
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), JobError> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), JobError> {
     crate::atomic::write_bytes(path, bytes).map_err(io_error(path))
 }
 
 /// Writes the result files `STEM.csv` and `STEM.jsonl`, one row per settled item in job order.
-pub fn write_results(stem: &Path, job: &Job, results: &[ItemResult]) -> Result<(), JobError> {
+pub(crate) fn write_results(stem: &Path, job: &Job, results: &[ItemResult]) -> Result<(), JobError> {
     write_result_files(stem, results, |result| job.items[result.item - 1].position.total_seeds())
 }
 
 /// Writes `results` as the result files `STEM.csv` and `STEM.jsonl`, in order; `total_seeds`
 /// gives each result's game's seeds (what an unproven bound is).
-pub fn write_result_files(
+pub(crate) fn write_result_files(
     stem: &Path,
     results: &[ItemResult],
     total_seeds: impl Fn(&ItemResult) -> u32,

@@ -12,7 +12,12 @@ use crate::search::{Search, SearchError};
 /// on the way. `guess` starts MTD(f) (the value of a similar position helps; without one the
 /// search estimates where to start). Returns what is
 /// known at the end; a search error (a time limit) keeps the bounds already logged.
-pub fn solve_task(search: &mut Search<'_>, task: &Task, log: &mut Log, guess: Option<i32>) -> Result<Known, JobError> {
+pub(crate) fn solve_task(
+    search: &mut Search<'_>,
+    task: &Task,
+    log: &mut Log,
+    guess: Option<i32>,
+) -> Result<Known, JobError> {
     let known = log.proofs().known(task);
     if task.goal.answered(&known.interval) {
         return Ok(known);
@@ -75,14 +80,14 @@ pub struct Checkpoints {
 
 /// What a table snapshot must match to be loaded: the bounds it holds are about board values
 /// under these rules on this board, whatever database the search probed.
-pub fn table_tag(rules: &Rules, houses: usize) -> String {
+pub(crate) fn table_tag(rules: &Rules, houses: usize) -> String {
     format!("{}|{houses}", rules.for_values())
 }
 
 /// As [`solve_task`], stopping every `checkpoints.every` to save the table, then going on from
 /// the logged bounds and the table, until the task is settled or `deadline` passes
 /// ([`SearchError::TimeUp`], the table saved once more).
-pub fn solve_task_with_checkpoints(
+pub(crate) fn solve_task_with_checkpoints(
     search: &mut Search<'_>,
     task: &Task,
     log: &mut Log,

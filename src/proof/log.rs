@@ -194,7 +194,7 @@ pub fn logs_in(dir: &Path) -> Result<Vec<PathBuf>, ProofError> {
     Ok(logs)
 }
 
-/// Follows a log another process appends to: each [`Tail::read_new`] returns the lines
+/// Follows a log another process appends to: each `Tail::read_new` returns the lines
 /// completed since the last.
 #[derive(Debug)]
 pub struct Tail {
@@ -215,7 +215,7 @@ impl Tail {
     }
 
     /// The records of the lines completed since the last call (none if the file is missing).
-    pub fn read_new(&mut self) -> Result<Vec<Record>, ProofError> {
+    pub(crate) fn read_new(&mut self) -> Result<Vec<Record>, ProofError> {
         let mut file = match File::open(&self.path) {
             Ok(file) => file,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -242,7 +242,7 @@ pub fn read_records(dir: &Path) -> Result<Vec<Record>, ProofError> {
 }
 
 /// Reads every record of the log at `path` (none if it is missing).
-pub fn read_log(path: &Path) -> Result<Vec<Record>, ProofError> {
+pub(crate) fn read_log(path: &Path) -> Result<Vec<Record>, ProofError> {
     Tail::new(path.to_path_buf()).read_new()
 }
 
@@ -282,7 +282,7 @@ pub fn task_note_path(log: &Path) -> PathBuf {
 
 /// The tasks noted in `dir`, by the log of the run that noted each (a run notes its first task
 /// before its log exists).
-pub fn task_notes_in(dir: &Path) -> Result<HashMap<PathBuf, Position>, ProofError> {
+pub(crate) fn task_notes_in(dir: &Path) -> Result<HashMap<PathBuf, Position>, ProofError> {
     let mut notes = HashMap::new();
     for entry in std::fs::read_dir(dir).map_err(io_error(dir))? {
         let path = entry.map_err(io_error(dir))?.path();
@@ -325,7 +325,7 @@ impl Appender {
 }
 
 /// Writes `bytes` to `path` whole or not at all ([`crate::atomic::write_bytes`]).
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ProofError> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ProofError> {
     crate::atomic::write_bytes(path, bytes).map_err(io_error(path))
 }
 

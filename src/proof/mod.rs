@@ -32,7 +32,7 @@
 //!
 //! A task that runs out of budget is the costliest thing a run does, so a leaf with more seeds
 //! than nine in ten of the nodes a search has settled is expanded without a task
-//! ([`Tree::too_big_for_a_task`]); what this and the rules weighed beside it cost is in
+//! (`Tree::too_big_for_a_task`); what this and the rules weighed beside it cost is in
 //! `docs/performance-history.md` ("Proof manager").
 //!
 //! On disk a proof is a directory: `proof.toml` (rules, root, claim, default task budget) and
@@ -160,7 +160,7 @@ impl Spec {
     }
 
     /// The side the claim speaks for.
-    pub fn prover(&self) -> Side {
+    pub(crate) fn prover(&self) -> Side {
         match self.claim.bound {
             Bound::AtLeast => self.root.to_move(),
             Bound::AtMost => self.root.to_move().opponent(),
@@ -168,7 +168,7 @@ impl Spec {
     }
 
     /// The bound the prover's value must reach in every node.
-    pub fn prover_bound(&self) -> i32 {
+    pub(crate) fn prover_bound(&self) -> i32 {
         match self.claim.bound {
             Bound::AtLeast => self.claim.value,
             Bound::AtMost => -self.claim.value,
@@ -177,7 +177,7 @@ impl Spec {
 
     /// The question a node asks of its mover: `value >= T` where the prover moves, `value <= -T`
     /// where the other side does.
-    pub fn node_claim(&self, position: &Position) -> Claim {
+    pub(crate) fn node_claim(&self, position: &Position) -> Claim {
         if position.to_move() == self.prover() {
             Claim { bound: Bound::AtLeast, value: self.prover_bound() }
         } else {

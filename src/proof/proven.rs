@@ -6,7 +6,7 @@
 //! (`check-*.txt`, the output of `kalah proof check`) says that the same proof or refutation, of
 //! the same size, was CHECKED with every one of its leaves searched again and confirmed. Every
 //! node of that proof or refutation then has its question answered the way the verdict says: the
-//! root's claim, and below it each node's own bound (see [`Spec::node_claim`]).
+//! root's claim, and below it each node's own bound (see `Spec::node_claim`).
 
 use std::path::{Path, PathBuf};
 
@@ -43,7 +43,7 @@ pub struct CheckedProof {
 }
 
 /// The proof in `dir` with the bounds it establishes, or why it establishes none yet.
-pub fn checked_proof(dir: &Path) -> Result<CheckedProof, String> {
+pub(crate) fn checked_proof(dir: &Path) -> Result<CheckedProof, String> {
     let spec = Spec::load(dir).map_err(|err| err.to_string())?;
     let records = read_records(dir).map_err(|err| err.to_string())?;
     let walk = check(&spec, &records, None).map_err(|err| err.to_string())?;
@@ -105,7 +105,7 @@ fn transcripts(dir: &Path) -> Result<Vec<String>, String> {
 }
 
 /// Every proof directory under `root` (those with a `proof.toml`), by name.
-pub fn proof_dirs(root: &Path) -> Vec<PathBuf> {
+pub(crate) fn proof_dirs(root: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(root) else { return Vec::new() };
     let mut dirs: Vec<PathBuf> = entries
         .filter_map(|entry| entry.ok().map(|e| e.path()))

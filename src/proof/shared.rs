@@ -86,7 +86,7 @@ impl SharedBounds {
 
     /// Whether a shared bound decides `question` at `position`: its answer and the proof the
     /// bound came from.
-    pub fn decides(&self, question: &Claim, position: &Position) -> Option<(bool, &str)> {
+    pub(crate) fn decides(&self, question: &Claim, position: &Position) -> Option<(bool, &str)> {
         self.bounds.get(position)?.iter().find_map(|(bound, from)| {
             let answer = match (question.bound, bound.bound) {
                 (Bound::AtLeast, Bound::AtLeast) if bound.value >= question.value => true,

@@ -280,7 +280,7 @@ impl Tree {
     /// followed from the root through the children with the least proof number where the
     /// prover moves and the least disproof number where the other side does, among those with
     /// a free leaf below; ties go to the child the estimates favour for that side.
-    pub fn next_task(&self, busy: &HashSet<Position>) -> Option<Position> {
+    pub(crate) fn next_task(&self, busy: &HashSet<Position>) -> Option<Position> {
         let memo = self.numbers(busy);
         let mut at = self.spec.root;
         loop {
@@ -304,7 +304,7 @@ impl Tree {
     /// more seeds than nine in ten of the nodes a search has settled so far, so its task would
     /// most likely run out of budget, and a task that does is the costliest thing a run does
     /// (on empty-capture Kalah(6,5) <= 12 with 20 M-node tasks, 2.6 G of 3.4 G nodes).
-    pub fn too_big_for_a_task(&self, position: &Position) -> bool {
+    pub(crate) fn too_big_for_a_task(&self, position: &Position) -> bool {
         settled_seeds_quantile(&self.records, 0.9).is_some_and(|seeds| position.seeds_on_board() > seeds)
     }
 

@@ -100,7 +100,7 @@ pub enum SearchError {
         /// Nodes searched until then.
         nodes: u64,
     },
-    /// The flag given to [`Search::set_cancel`] was raised (the client went away).
+    /// The flag given to `Search::set_cancel` was raised (the client went away).
     #[error("the search was cancelled ({nodes} nodes searched)")]
     Cancelled {
         /// Nodes searched until then.
@@ -137,7 +137,7 @@ impl SearchOptions {
     /// (0 without one): 64 MiB at 24 seeds beyond the database, twice as much for every 3 seeds
     /// more, from 16 MiB to 1 GiB. A table costs its size before the first node (the system zeroes
     /// every page), so small searches get small tables.
-    pub fn table_bytes_for(seeds_on_board: u32, database_seeds: u32) -> usize {
+    pub(crate) fn table_bytes_for(seeds_on_board: u32, database_seeds: u32) -> usize {
         let beyond = i64::from(seeds_on_board) - i64::from(database_seeds);
         let log2_mib = (6 + (beyond - 24).div_euclid(3)).clamp(4, 10);
         1 << (20 + log2_mib)
@@ -369,7 +369,7 @@ impl<'db> Search<'db> {
     /// table per rule set so that each position a user steps to is mostly solved already. The
     /// table's entries are exact bounds on board values, so they hold for every search that
     /// shares the rules, whatever its root or deadline.
-    pub fn with_table(
+    pub(crate) fn with_table(
         rules: Rules,
         database: Option<&'db Database>,
         table: Arc<Table>,
@@ -529,7 +529,7 @@ impl<'db> Search<'db> {
 
     /// Later calls stop with [`SearchError::Cancelled`] soon after `flag` is raised (it is read
     /// with the stop flags, every `NODE_CHECK_INTERVAL` nodes); `None` removes it.
-    pub fn set_cancel(&mut self, flag: Option<Arc<AtomicBool>>) {
+    pub(crate) fn set_cancel(&mut self, flag: Option<Arc<AtomicBool>>) {
         self.cancel = flag;
     }
 
@@ -567,21 +567,16 @@ impl<'db> Search<'db> {
         self.board_value_from(position, None)
     }
 
-    /// As [`Search::board_value`], starting MTD(f) from `guess` (the value of a similar position).
-    pub fn board_value_near(&mut self, position: &Position, guess: i32) -> Result<i32, SearchError> {
-        self.board_value_from(position, Some(guess))
-    }
-
     /// The board value, MTD(f) starting from `guess` or, without one, from an estimate.
     fn board_value_from(&mut self, position: &Position, guess: Option<i32>) -> Result<i32, SearchError> {
         self.board_value_resuming(position, (i32::MIN, i32::MAX), guess, |_, _, _| {})
     }
 
-    /// As [`Search::board_value_near`] (an estimate without a `guess`), starting from board-value
+    /// As [`Search::board_value`], MTD(f) starting from `guess` (else an estimate) and from board-value
     /// bounds already proven (say by a killed run) and calling `proven(lower, upper, nodes)` after
     /// every zero-window test with the bounds proven so far and the nodes searched so far, so that
     /// a caller can save them.
-    pub fn board_value_resuming(
+    pub(crate) fn board_value_resuming(
         &mut self,
         position: &Position,
         (lower, upper): (i32, i32),

@@ -163,7 +163,7 @@ impl Table {
     /// A table using at most `bytes` of memory (at least one bucket), a power of two of buckets,
     /// in anonymous memory advised for huge pages: every probe is a random read, and with 4 KiB
     /// pages it would also miss the TLB. Fails when the system refuses the memory (see
-    /// [`Table::for_search`]).
+    /// `Table::for_search`).
     pub fn with_bytes(bytes: usize) -> std::io::Result<Table> {
         let buckets = (bytes / Table::BUCKET_BYTES).max(1);
         let buckets = if buckets.is_power_of_two() { buckets } else { buckets.next_power_of_two() / 2 };
@@ -179,7 +179,7 @@ impl Table {
     }
 
     /// [`Table::with_bytes`], a refusal being the search's [`SearchError::TableMemory`].
-    pub fn for_search(bytes: usize) -> Result<Table, SearchError> {
+    pub(crate) fn for_search(bytes: usize) -> Result<Table, SearchError> {
         Table::with_bytes(bytes).map_err(|source| SearchError::TableMemory { bytes, source })
     }
 
@@ -217,7 +217,7 @@ impl Table {
 
     /// Starts bringing the bucket of `key` into the cache; no effect on results.
     #[inline]
-    pub fn prefetch(&self, key: TableKey) {
+    pub(crate) fn prefetch(&self, key: TableKey) {
         crate::cpu::prefetch(self.bucket(key).as_ptr().cast());
     }
 
@@ -331,7 +331,7 @@ impl Table {
     /// Writes every bucket to `path` (whole or not at all: a temporary file, then a rename), with
     /// `tag` naming what the bounds are about (rules and board) and a checksum. Meant for when no
     /// search runs; a bucket a writer holds at that moment is saved empty.
-    pub fn save(&self, path: &std::path::Path, tag: &str) -> Result<(), SnapshotError> {
+    pub(crate) fn save(&self, path: &std::path::Path, tag: &str) -> Result<(), SnapshotError> {
         use std::io::Write;
         crate::atomic::write_file(path, |file| {
             let mut hasher = xxhash_rust::xxh3::Xxh3::new();

@@ -60,10 +60,10 @@ pub enum CyclicMethod {
     /// Predecessor lists while they take at most half the machine's memory, sweeps above.
     #[default]
     Auto,
-    /// Predecessor lists ([`cyclic`]): the fastest, some 24 bytes a position of the layer and 8
+    /// Predecessor lists (`cyclic`): the fastest, some 24 bytes a position of the layer and 8
     /// more for each thread.
     Lists,
-    /// Sweeps until nothing changes ([`sweeps`]): 3 bytes a position, 6 to 12 times the time.
+    /// Sweeps until nothing changes (`sweeps`): 3 bytes a position, 6 to 12 times the time.
     Sweeps,
 }
 
