@@ -458,3 +458,27 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     browser.screenshot("analysis-board-play.png");
     browser.click("#hide-values");
 }
+
+/// The perfect line's search shows its progress, and is given up, on the page and on the
+/// server, as soon as the user moves on: the next position's search never waits behind it.
+#[test]
+#[ignore = "needs chromium and chromedriver: scripts/browser-test.sh"]
+fn the_perfect_line_shows_progress_and_is_given_up_when_the_user_moves_on() {
+    // No database and one worker: the Kalah(6,4) start's line takes minutes, its value none
+    // (the book).
+    let root = tempfile::tempdir().unwrap();
+    let server = Server::start(root.path(), &["--time-limit", "300", "--workers", "1"]);
+    let driver = Driver::start();
+    let browser = Browser::open(&driver);
+    let six_four = "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S";
+    browser.navigate(&format!("{}/#rules=standard&start={}", server.url, six_four.replace(' ', "+")));
+    browser.wait_for_position(six_four);
+    wait_for("the line's progress", || {
+        browser.text("mainline-text").contains("searching for a perfect line").then_some(())
+    });
+    let progress = || get_json(&agent(), &format!("{}/api/v1/progress", server.url), &[("pos", six_four)]).1;
+    assert_eq!(progress()["searching"], true, "{}", progress());
+    // Moving on (house 1: a position the book answers) gives the line up, and frees the worker.
+    browser.click(".house.south[data-house='1']");
+    wait_for("the line's search to stop", || (progress()["searching"] == false).then_some(()));
+}

@@ -19,6 +19,9 @@ const state = {
   ticket: 0,
   answers: new Map(),
   abort: null,
+  // The perfect line's request, aborted (and its search on the server with it) when the user
+  // moves on.
+  lineAbort: null,
   notation: 'canonical',
 };
 
@@ -280,14 +283,13 @@ function clearStatus() {
   $('pie').hidden = true;
 }
 
-// While a search runs: the seconds so far, what /progress says it has proven, and a way out.
-function searching(ticket, at) {
+// While a search of `at` runs: `say(text)` every quarter second with the seconds so far and
+// what /progress says it has proven. Returns the function that stops it.
+function watchSearch(ticket, at, say) {
   const clock = Date.now();
   let known = '';
-  $('cancel').hidden = false;
   const tick = () => {
-    if (ticket !== state.ticket) return;
-    $('to-move').textContent = `searching… ${Math.floor((Date.now() - clock) / 1000)} s${known}`;
+    if (ticket === state.ticket) say(`${Math.floor((Date.now() - clock) / 1000)} s${known}`);
   };
   const poll = async () => {
     try {
@@ -295,8 +297,9 @@ function searching(ticket, at) {
       if (!progress.searching || ticket !== state.ticket) return;
       const nodes = progress.nodes >= 1e6 ? `${(progress.nodes / 1e6).toFixed(1)} M nodes` : `${progress.nodes} nodes`;
       const bounds = progress.bounds;
+      const next = progress.phase === 'line' ? 'now the line' : "now every move's";
       const value = !bounds ? '' : bounds.lower === bounds.upper
-        ? `, value ${signed(bounds.lower)}, now every move's`
+        ? `, value ${signed(bounds.lower)}, ${next}`
         : `, value from ${signed(bounds.lower)} to ${signed(bounds.upper)}`;
       known = `, ${nodes}${value}`;
       tick();
@@ -310,6 +313,17 @@ function searching(ticket, at) {
   return () => {
     clearInterval(timer);
     clearInterval(poller);
+  };
+}
+
+// While the position's search runs: its progress, and a way out.
+function searching(ticket, at) {
+  $('cancel').hidden = false;
+  const stop = watchSearch(ticket, at, (progress) => {
+    $('to-move').textContent = `searching… ${progress}`;
+  });
+  return () => {
+    stop();
     $('cancel').hidden = true;
   };
 }
@@ -317,6 +331,7 @@ function searching(ticket, at) {
 async function show() {
   const ticket = ++state.ticket;
   if (state.abort) state.abort.abort();
+  if (state.lineAbort) state.lineAbort.abort();
   const at = position();
   $('position-text').value = at;
   saveAddress();
@@ -386,10 +401,18 @@ async function unsolved(at, err) {
 }
 
 async function showMainline(at, ticket) {
+  const text = $('mainline-text');
+  delete text.dataset.text;
+  state.lineAbort = new AbortController();
+  const start = Date.now();
+  const stop = watchSearch(ticket, at, (progress) => {
+    // Quiet for the first second: most lines come at once.
+    if (Date.now() - start > 1000) text.textContent = `searching for a perfect line… ${progress}`;
+  });
   try {
-    const line = await api('mainline', { pos: at, rules: state.rules });
+    const line = await api('mainline', { pos: at, rules: state.rules }, state.lineAbort.signal);
+    stop();
     if (ticket !== state.ticket) return;
-    const text = $('mainline-text');
     text.replaceChildren();
     if (!line.line.length) text.textContent = '(no moves: the game is over)';
     let side = null;
@@ -416,7 +439,8 @@ async function showMainline(at, ticket) {
       $('result').textContent = 'The line comes back to a position it passed: endless play scores 0.';
     }
   } catch (err) {
-    if (ticket === state.ticket) $('mainline-text').textContent = err.message;
+    stop();
+    if (ticket === state.ticket) text.textContent = err.name === 'AbortError' ? '' : err.message;
   }
 }
 

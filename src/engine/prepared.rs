@@ -151,13 +151,26 @@ impl Prepared {
         Ok(PositionReport::new(&self.rules, position, Answer::Exact(answer), database_max_seeds))
     }
 
-    /// A perfect-play line from `position` to the end of the game.
-    pub fn mainline(&self, position: &Position) -> Result<Mainline, SearchError> {
+    /// A perfect-play line from `position` to the end of the game; `proven` is told the value's
+    /// bounds as for [`Prepared::report`], then the line is searched.
+    pub fn mainline(
+        &self,
+        position: &Position,
+        mut proven: impl FnMut(i32, i32, u64),
+    ) -> Result<Mainline, SearchError> {
         let clock = Instant::now();
         let mut search = self.search()?;
         let (value, turns) = match position.is_over(&self.rules) {
             true => (position.final_margin(&self.rules), Vec::new()),
-            false => (search.value(position)?, search.principal_variation(position)?),
+            false => {
+                let margin = position.margin();
+                let value = margin
+                    + search.board_value_resuming(position, (i32::MIN, i32::MAX), None, |lower, upper, nodes| {
+                        proven(margin + lower, margin + upper, nodes)
+                    })?;
+                proven(value, value, search.stats().nodes);
+                (value, search.principal_variation(position)?)
+            }
         };
         let seconds = clock.elapsed().as_secs_f64();
         Ok(Mainline::new(&self.rules, position, value, &turns, search.stats().nodes, seconds))

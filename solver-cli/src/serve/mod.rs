@@ -475,7 +475,7 @@ impl Service {
         let prepared = self.prepared(rules, &self.engine(rules, position.houses())?, cancel);
         // A search registers its progress for /progress while it runs.
         let searched = !position.is_over(rules) && !prepared.holds(position);
-        let registered = searched.then(|| self.in_flight.start(*rules, *position));
+        let registered = searched.then(|| self.in_flight.start(*rules, *position, "moves"));
         let report = prepared.report(position, |lower, upper, nodes| {
             if let Some((progress, _)) = &registered {
                 progress.proven(lower, upper, nodes);
@@ -492,8 +492,14 @@ impl Service {
     fn mainline(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
         let PositionQuery { position, rules } = query;
         let prepared = self.prepared(rules, &self.engine(rules, position.houses())?, cancel);
-        let line = prepared.mainline(position).map_err(|err| search_error(err, self.time_limit))?;
-        Ok(to_json(&line))
+        let searched = !position.is_over(rules) && !prepared.holds(position);
+        let registered = searched.then(|| self.in_flight.start(*rules, *position, "line"));
+        let line = prepared.mainline(position, |lower, upper, nodes| {
+            if let Some((progress, _)) = &registered {
+                progress.proven(lower, upper, nodes);
+            }
+        });
+        Ok(to_json(&line.map_err(|err| search_error(err, self.time_limit))?))
     }
 
     /// `/rules`: the named rule sets, the databases opened or on disk, and the starts with an

@@ -27,7 +27,8 @@ struct Running {
     nodes: u64,
     /// The value's bounds proven so far, stores included.
     bounds: Option<Bounds>,
-    /// `value` while the value is searched, `moves` once it is known.
+    /// `value` while the value is searched, then `moves` (every move's value) or `line` (a
+    /// perfect line).
     phase: &'static str,
 }
 
@@ -38,13 +39,16 @@ type Key = (Rules, Position);
 pub struct Progress {
     started: Instant,
     nodes: AtomicU64,
-    /// The value's proven bounds (stores included) and whether the moves are being searched.
+    /// The value's proven bounds (stores included) and whether it is known (and the search gone
+    /// on to what comes after it).
     known: Mutex<(Option<(i32, i32)>, bool)>,
+    /// What is searched once the value is known: `moves` (every move's value) or `line`.
+    then: &'static str,
 }
 
 impl Progress {
     /// After a zero-window test: the bounds proven so far and the nodes searched. Once they
-    /// meet, the value is known and every move's value is searched next.
+    /// meet, the value is known and what comes after it is searched.
     pub fn proven(&self, lower: i32, upper: i32, nodes: u64) {
         self.nodes.store(nodes, Ordering::Relaxed);
         *self.lock() = (Some((lower, upper)), lower == upper);
@@ -78,10 +82,11 @@ impl Drop for Registered<'_> {
 }
 
 impl InFlight {
-    /// Notes a search of `position` under `rules` until the returned guard is dropped.
-    pub fn start(&self, rules: Rules, position: Position) -> (Arc<Progress>, Registered<'_>) {
-        let progress =
-            Arc::new(Progress { started: Instant::now(), nodes: AtomicU64::new(0), known: Mutex::new((None, false)) });
+    /// Notes a search of `position` under `rules` until the returned guard is dropped; once its
+    /// value is known it searches `then` (`moves` or `line`).
+    pub fn start(&self, rules: Rules, position: Position, then: &'static str) -> (Arc<Progress>, Registered<'_>) {
+        let known = Mutex::new((None, false));
+        let progress = Arc::new(Progress { started: Instant::now(), nodes: AtomicU64::new(0), known, then });
         self.lock().insert((rules, position), Arc::clone(&progress));
         let registered = Registered { in_flight: self, key: (rules, position), progress: Arc::clone(&progress) };
         (progress, registered)
@@ -97,7 +102,7 @@ impl InFlight {
             seconds: progress.started.elapsed().as_secs_f64(),
             nodes: progress.nodes.load(Ordering::Relaxed),
             bounds: bounds.map(|(lower, upper)| Bounds { lower, upper }),
-            phase: if moves { "moves" } else { "value" },
+            phase: if moves { progress.then } else { "value" },
         };
         SearchProgress { searching: true, running: Some(running) }
     }
@@ -118,7 +123,7 @@ mod tests {
         let report = || serde_json::to_value(in_flight.report(Rules::STANDARD, position)).unwrap();
         assert_eq!(report().to_string(), r#"{"searching":false}"#);
         {
-            let (progress, _registered) = in_flight.start(Rules::STANDARD, position);
+            let (progress, _registered) = in_flight.start(Rules::STANDARD, position, "moves");
             assert_eq!(report()["bounds"], serde_json::Value::Null);
             progress.proven(-4, 10, 12_345);
             let now = report();
