@@ -436,6 +436,10 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
         let marked = browser.script("return document.querySelectorAll('.house.north.last-move').length");
         (marked == 1).then_some(())
     });
+    // And its sowing: the houses and stores it added seeds to, each now holding some.
+    let sown = browser.script("return [...document.querySelectorAll('.sown .count')].map(c => Number(c.textContent))");
+    let sown = sown.as_array().unwrap();
+    assert!(!sown.is_empty() && sown.iter().all(|count| count.as_u64() > Some(0)), "{sown:?}");
     let kinds = wait_for("South's values", || {
         let kinds = browser.script(
             "return [...document.querySelectorAll('.house.south .value')].filter(v => v.textContent)\
@@ -464,21 +468,21 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
 #[test]
 #[ignore = "needs chromium and chromedriver: scripts/browser-test.sh"]
 fn the_perfect_line_shows_progress_and_is_given_up_when_the_user_moves_on() {
-    // No database and one worker: the Kalah(6,4) start's line takes minutes, its value none
-    // (the book).
+    // No database and one worker: the Kalah(6,5) start's line takes hours (none ships), its
+    // value no time (the book).
     let root = tempfile::tempdir().unwrap();
     let server = Server::start(root.path(), &["--time-limit", "300", "--workers", "1"]);
     let driver = Driver::start();
     let browser = Browser::open(&driver);
-    let six_four = "4 4 4 4 4 4 0 4 4 4 4 4 4 0 S";
-    browser.navigate(&format!("{}/#rules=standard&start={}", server.url, six_four.replace(' ', "+")));
-    browser.wait_for_position(six_four);
+    let six_five = "5 5 5 5 5 5 0 5 5 5 5 5 5 0 S";
+    browser.navigate(&format!("{}/#rules=standard&start={}", server.url, six_five.replace(' ', "+")));
+    browser.wait_for_position(six_five);
     wait_for("the line's progress", || {
         browser.text("mainline-text").contains("searching for a perfect line").then_some(())
     });
-    let progress = || get_json(&agent(), &format!("{}/api/v1/progress", server.url), &[("pos", six_four)]).1;
+    let progress = || get_json(&agent(), &format!("{}/api/v1/progress", server.url), &[("pos", six_five)]).1;
     assert_eq!(progress()["searching"], true, "{}", progress());
-    // Moving on (house 1: a position the book answers) gives the line up, and frees the worker.
+    // Moving on gives the line up, and frees the worker for the next position's search.
     browser.click(".house.south[data-house='1']");
     wait_for("the line's search to stop", || (progress()["searching"] == false).then_some(()));
 }

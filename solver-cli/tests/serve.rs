@@ -335,6 +335,20 @@ fn starts_and_their_first_turns_are_answered_from_the_book_at_once() {
     let mapped: Vec<&Value> = starts.iter().filter(|s| s["source"] == "proof").collect();
     assert_eq!(mapped.len(), 2, "{offer}");
     assert!(mapped.iter().any(|s| s["rules"] == "standard" && s["value"] == 4), "{offer}");
+
+    // The Kalah(6,4) start's perfect line from the shipped lines, and from every position along
+    // it the rest of it: no search (none could finish in 0.1 s without a database).
+    let mainline = format!("{}/api/v1/mainline", server.url);
+    let (status, line) = get_json(&client, &mainline, &[("pos", "6x4")]);
+    assert_eq!((status, line["source"].as_str(), line["value"].as_i64()), (200, Some("book"), Some(8)), "{line}");
+    assert_eq!((line["game_over"].as_bool(), line["south_margin"].as_i64()), (Some(true), Some(8)));
+    assert!(line["text"].as_str().unwrap().starts_with("S 3 6 | N "), "{line}");
+    let entries = line["line"].as_array().unwrap();
+    let after = entries[2]["position"].as_str().unwrap();
+    let (status, rest) = get_json(&client, &mainline, &[("pos", after)]);
+    assert_eq!((status, rest["source"].as_str()), (200, Some("book")), "{rest}");
+    assert_eq!(rest["line"].as_array().unwrap()[..], entries[3..], "the rest of the same line");
+    assert_eq!(rest["value"].as_i64(), Some(-8), "North to move, losing by 8");
 }
 
 #[test]

@@ -72,9 +72,10 @@ function seedsOf(count) {
   return seeds;
 }
 
-function store(side, count, column) {
+function store(side, bin, count, column) {
   const node = element('div', `store ${side}`);
   node.dataset.side = side;
+  node.dataset.bin = String(bin);
   node.style.gridColumn = String(column);
   node.append(seedsOf(count), element('span', 'count', String(count)), element('span', 'label', `${side} store`));
   return node;
@@ -137,7 +138,7 @@ function drawBoard(text, moves) {
   board.style.setProperty('--houses', m);
   const yours = !state.playAs || state.playAs === side;
   const byBin = new Map(yours ? (moves || []).map((move) => [move.bin, move]) : []);
-  const nodes = [store('north', bins[2 * m + 1], 1)];
+  const nodes = [store('north', 2 * m + 2, bins[2 * m + 1], 1)];
   for (let k = m; k >= 1; k--) {
     const bin = m + 1 + k;
     nodes.push(house('north', k, bin, bins[bin - 1], 1, m - k + 2, byBin.get(bin)));
@@ -145,13 +146,19 @@ function drawBoard(text, moves) {
   for (let k = 1; k <= m; k++) {
     nodes.push(house('south', k, k, bins[k - 1], 2, k + 1, byBin.get(k)));
   }
-  nodes.push(store('south', bins[m], m + 2));
+  nodes.push(store('south', m + 1, bins[m], m + 2));
   board.replaceChildren(...nodes);
   // The house the last move was played from.
   const last = state.cursor > 0 ? state.plies[state.cursor - 1] : null;
   if (last && last.move !== 'swap') {
     const played = board.querySelector(`.house[data-side="${last.side}"][data-house="${last.move}"]`);
     if (played) played.classList.add('last-move');
+    // The sowing: every house and store the move added seeds to lights up.
+    const before = parsePosition(last.before).bins;
+    for (const node of board.querySelectorAll('.house, .store')) {
+      const bin = Number(node.dataset.bin);
+      if (bins[bin - 1] > before[bin - 1]) node.classList.add('sown');
+    }
   }
 }
 

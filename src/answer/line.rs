@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::position::{LegalMove, MoveEffect};
+use super::position::{LegalMove, MoveEffect, Source};
 use super::wdl;
 use crate::board::{Position, Side};
 use crate::moves::Turn;
@@ -48,20 +48,17 @@ pub struct Mainline {
     pub nodes: u64,
     /// Seconds it took.
     pub seconds: f64,
+    /// Where the line came from: the book (a shipped line), the database, a search, or the
+    /// rules (the game is over).
+    pub source: Source,
     /// The service gave this answer before.
     pub cached: bool,
 }
 
 impl Mainline {
-    /// The line of `turns` (each a chain of houses 0..m) from `position`, worth `value`.
-    pub fn new(
-        rules: &Rules,
-        position: &Position,
-        value: i32,
-        turns: &[Vec<usize>],
-        nodes: u64,
-        seconds: f64,
-    ) -> Mainline {
+    /// The line of `turns` (each a chain of houses 0..m) from `position`, worth `value`, from
+    /// `source`.
+    pub fn new(rules: &Rules, position: &Position, value: i32, turns: &[Vec<usize>], source: Source) -> Mainline {
         let mut line = Vec::new();
         let mut text = Vec::new();
         let mut current = *position;
@@ -92,8 +89,9 @@ impl Mainline {
             // Under clockwise sowing a line of value-keeping moves may come back to a position.
             repeats: !over,
             south_margin,
-            nodes,
-            seconds,
+            nodes: 0,
+            seconds: 0.0,
+            source,
             cached: false,
         }
     }

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::answer::{BoundedAnswer, PositionAnswer, Source, moves_best_first, wdl};
+use super::lines::Lines;
+use crate::answer::{BoundedAnswer, Mainline, PositionAnswer, Source, moves_best_first, wdl};
 use crate::board::Position;
 use crate::moves::Turn;
 use crate::notation::parse_position;
@@ -170,6 +171,8 @@ pub struct OpeningBook {
     bounded: HashMap<(Rules, Position), Bounded>,
     /// The starts those positions belong to.
     maps: HashMap<(Rules, Position), StartMap>,
+    /// The shipped perfect-play lines, from every position along them.
+    lines: Lines,
 }
 
 /// The positions a first turn written as `turn` passes through, with the house played at each
@@ -205,12 +208,19 @@ const SHIPPED: [(&str, &str); 5] = [
     ("data/results/openings-6x6.jsonl", include_str!("../../data/results/openings-6x6.jsonl")),
 ];
 
+/// The perfect-play lines built into the binary: [`super::lines`].
+const SHIPPED_LINES: [(&str, &str); 1] =
+    [("data/results/lines-6x4.jsonl", include_str!("../../data/results/lines-6x4.jsonl"))];
+
 impl OpeningBook {
     /// The book of the shipped result files.
     pub fn shipped() -> Result<OpeningBook, BookError> {
         let mut book = OpeningBook::default();
         for (name, text) in SHIPPED {
             book.add_text(name, text)?;
+        }
+        for (name, text) in SHIPPED_LINES {
+            book.lines.add_text(text).map_err(|message| BookError { file: name.to_string(), message })?;
         }
         Ok(book)
     }
@@ -229,7 +239,9 @@ impl OpeningBook {
             .filter_map(|entry| entry.ok().map(|e| e.path()))
             .filter(|path| {
                 let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                name.starts_with("openings-") && name.ends_with(".jsonl") && !name.ends_with(".tasks.jsonl")
+                (name.starts_with("openings-") || name.starts_with("lines-"))
+                    && name.ends_with(".jsonl")
+                    && !name.ends_with(".tasks.jsonl")
             })
             .collect();
         files.sort();
@@ -237,7 +249,11 @@ impl OpeningBook {
             let name = file.display().to_string();
             let text = std::fs::read_to_string(&file)
                 .map_err(|err| BookError { file: name.clone(), message: err.to_string() })?;
-            self.add_text(&name, &text)?;
+            let is_lines = file.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("lines-"));
+            match is_lines {
+                true => self.lines.add_text(&text).map_err(|message| BookError { file: name, message })?,
+                false => self.add_text(&name, &text)?,
+            }
         }
         Ok(())
     }
@@ -404,6 +420,12 @@ impl OpeningBook {
         Some(BoundedAnswer::new(rules, position, (bounded.lower, bounded.upper), &bounded.moves, proofs))
     }
 
+    /// A perfect-play line from `position`, if a shipped line passes there.
+    pub fn mainline(&self, rules: &Rules, position: &Position) -> Option<Mainline> {
+        let from = self.lines.from(rules, position)?;
+        Some(Mainline::new(rules, position, from.value, &from.turns, Source::Book))
+    }
+
     /// The analysis of `position` if it is a start or lies within a first turn of one.
     pub fn answer(&self, rules: &Rules, position: &Position) -> Option<PositionAnswer> {
         let values = self.moves.get(&(rules.for_values(), *position))?;
@@ -445,6 +467,31 @@ mod tests {
             "value": value, "openings": openings,
         })
         .to_string()
+    }
+
+    /// Every shipped line starts at a shipped table's start, is worth its value, and opens with
+    /// one of its best first turns; the service answers those starts' lines with no search.
+    #[test]
+    fn the_shipped_lines_agree_with_the_shipped_tables() {
+        let book = OpeningBook::shipped().unwrap();
+        let mut lines = 0;
+        for table in book.starts() {
+            let rules: Rules = table.rules.parse().unwrap();
+            let start = parse_position(&table.position).unwrap();
+            let Some(line) = book.mainline(&rules, &start) else { continue };
+            lines += 1;
+            assert_eq!((line.value, line.source), (table.value, Source::Book), "{} {}", table.rules, table.position);
+            let first: Vec<String> = line.text.split(" | ").map(|turn| turn[2..].to_string()).collect();
+            assert!(
+                table.best.contains(&first[0]),
+                "{}: opens with {}, not one of {:?}",
+                table.rules,
+                first[0],
+                table.best
+            );
+            assert!(line.game_over && line.south_margin == Some(table.value), "{}", table.rules);
+        }
+        assert!(lines >= 2, "the 6x4 lines ship: {lines}");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 pub mod book;
 pub mod kept;
+mod lines;
 mod prepared;
 
 pub use prepared::{Prepared, Unanswered, known_answer};

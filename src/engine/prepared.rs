@@ -14,7 +14,7 @@ use std::time::Instant;
 use super::book::OpeningBook;
 use super::{analyse_position, estimated_moves};
 use crate::answer::{
-    Answer, Bounds, DatabaseUsed, Estimate, Mainline, PositionAnswer, PositionReport, StartReport, Unfinished,
+    Answer, Bounds, DatabaseUsed, Estimate, Mainline, PositionAnswer, PositionReport, Source, StartReport, Unfinished,
 };
 use crate::board::Position;
 use crate::database::Database;
@@ -160,6 +160,11 @@ impl Prepared {
     ) -> Result<Mainline, SearchError> {
         let clock = Instant::now();
         let mut search = self.search()?;
+        let source = match (position.is_over(&self.rules), self.holds(position)) {
+            (true, _) => Source::Rules,
+            (false, true) => Source::Database,
+            (false, false) => Source::Search,
+        };
         let (value, turns) = match position.is_over(&self.rules) {
             true => (position.final_margin(&self.rules), Vec::new()),
             false => {
@@ -173,7 +178,8 @@ impl Prepared {
             }
         };
         let seconds = clock.elapsed().as_secs_f64();
-        Ok(Mainline::new(&self.rules, position, value, &turns, search.stats().nodes, seconds))
+        let nodes = search.stats().nodes;
+        Ok(Mainline { nodes, seconds, ..Mainline::new(&self.rules, position, value, &turns, source) })
     }
 
     /// `start`'s value, every first turn's and a perfect line; `progress(done, total)` is told

@@ -412,6 +412,11 @@ impl Service {
         {
             return Ok(axum::Json(to_json(&report)));
         }
+        if endpoint == "mainline"
+            && let Some(line) = self.book.mainline(&query.rules, &query.position)
+        {
+            return Ok(axum::Json(to_json(&line)));
+        }
         if let Some(mut value) = self.answers.get(&key) {
             value["cached"] = Value::Bool(true);
             return Ok(axum::Json(value));

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Regenerates data/results/lines-MxN.jsonl: a perfect-play line from the start for each rule
+# set, one `kalah solve START --json` a line (its value, every opening's and
+# `principal_variation`), which the opening book (built into the binary) checks on loading
+# (every turn legal, the game over at the end, the final margin the value) and serves from every
+# position along the line. Each rule set's default database (24 seeds for 6 houses) is built
+# under DB (default data/db) when missing: about a minute each on 2 cores.
+# Usage: scripts/regenerate-lines.sh [START] [RULES...]
+#   scripts/regenerate-lines.sh                    # 6x4, the seven rule sets of the shipped tables
+#   DB=/tmp/db24 scripts/regenerate-lines.sh 6x4 standard
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start="${1:-6x4}"
+shift || true
+if [ "$#" -eq 0 ]; then
+    set -- standard empty-capture bga "bga capture=empty" swedish wetherell "standard remaining=discard"
+fi
+db="${DB:-data/db}"
+out="data/results/lines-$start.jsonl"
+cargo build --release -p solver-cli
+kalah=target/release/kalah
+houses="${start%x*}"
+tmp="$out.tmp"
+: >"$tmp"
+for rules in "$@"; do
+    echo "== $rules ==" >&2
+    built=$("$kalah" info --houses "$houses" --rules "$rules" --db "$db" --json 2>/dev/null | grep -o '"max_seeds":[0-9]*' | cut -d: -f2 || true)
+    if (( ${built:-0} < 24 )); then
+        "$kalah" build --houses "$houses" --max-seeds 24 --rules "$rules" --db "$db" --db-layout packed
+    fi
+    "$kalah" solve "$start" --rules "$rules" --db "$db" --db-layout packed --threads 2 --json >>"$tmp"
+done
+mv "$tmp" "$out"
+echo "written: $out" >&2
