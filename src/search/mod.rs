@@ -24,6 +24,7 @@
 mod cycles;
 mod guess;
 mod lone_test;
+pub mod profile;
 mod split;
 pub mod table;
 
@@ -42,6 +43,7 @@ use crate::database::{Database, DbError};
 use crate::moves::MoveEffect;
 use crate::moves::first_turns;
 use crate::rules::{Remaining, Rules};
+use profile::count;
 use table::{NO_MOVE, Table, TableKey};
 
 /// Why a search gives no answer.
@@ -153,6 +155,9 @@ pub struct Stats {
     pub probes: u64,
     /// Zero-window searches started by MTD(f).
     pub passes: u64,
+    /// Where the nodes went (builds with the `profile` feature).
+    #[cfg(feature = "profile")]
+    pub profile: profile::Profile,
 }
 
 /// One child of a node, as the move loop sees it.
@@ -683,14 +688,19 @@ impl<'db> Search<'db> {
         let seeds = board.seeds_on_board();
         let bound = seed_bound(seeds);
         if alpha >= bound {
+            count!(self.stats, seed_cut, 1);
             return Ok(bound);
         }
         if beta <= -bound {
+            count!(self.stats, seed_cut, 1);
             return Ok(-bound);
         }
         let key = TableKey::of(board);
         let (alpha, beta, table_move) = match self.window_from_table(board, seeds, key, alpha, beta, expect_cut)? {
-            Window::Decided(value) => return Ok(value),
+            Window::Decided(value) => {
+                count!(self.stats, table_decided, 1);
+                return Ok(value);
+            }
             Window::Open { alpha, beta, table_move } => (alpha, beta, table_move),
         };
         let mut node = Expansion {
@@ -701,8 +711,13 @@ impl<'db> Search<'db> {
             lead_house: None,
         };
         self.expand(&mut node, board, seeds, key, table_move, expect_cut)?;
+        count!(self.stats, expanded, 1);
+        count!(self.stats, children, node.count);
         let (best, best_move) = match node.decided_by_bounds(alpha, beta) {
-            Ok(decided) => decided,
+            Ok(decided) => {
+                count!(self.stats, bounds_decided, 1);
+                decided
+            }
             Err(lower) => self.search_moves(&mut node, lower, seeds, alpha, beta, expect_cut)?,
         };
         let work = self.stats.nodes - nodes_before + 1;
@@ -795,6 +810,8 @@ impl<'db> Search<'db> {
             child.effect.play(&self.rules, house);
             let effect = &child.effect;
             child.order = move_order(effect, house, table_move, opponent_seeds);
+            count!(self.stats, extra_turn_children, effect.extra_turn);
+            count!(self.stats, over_children, effect.over);
             if effect.over {
                 let value = effect.value(0);
                 (child.lower, child.upper) = (value, value);
@@ -842,9 +859,13 @@ impl<'db> Search<'db> {
         }
         for &(slot, child_seeds, child_key) in &lookups[..searches] {
             let stored = self.table.probe(child_key);
-            child_bounds(node.children[slot].as_mut().expect("a child"), child_seeds, stored);
+            count!(self.stats, table_children, stored.is_some());
+            let child = node.children[slot].as_mut().expect("a child");
+            child_bounds(child, child_seeds, stored);
+            count!(self.stats, table_settled_children, child.lower == child.upper);
         }
         self.stats.probes += probes as u64;
+        count!(self.stats, database_children, probes);
         for (&slot, probe) in probe_slots[..probes].iter().zip(&started) {
             let child = node.children[slot].as_mut().expect("a child");
             let value = child.effect.value(probe.expect("a started probe").value());
@@ -911,11 +932,16 @@ impl<'db> Search<'db> {
                 (self.search_child(&child, floor, beta, expect_cut)?, child.house)
             };
             searched += 1;
+            count!(self.stats, moves_searched, 1);
             if value > best {
                 best = value;
                 if value > floor {
                     best_move = house;
                 }
+            }
+            if best >= beta {
+                count!(self.stats, cutoffs, 1);
+                count!(self.stats, first_move_cutoffs, searched == 1);
             }
             if best >= beta || split {
                 break;
@@ -993,6 +1019,7 @@ impl<'db> Search<'db> {
         // A move that cuts off leaves the opponent a position where every move fails low, and
         // the other way round; after an extra turn the same side moves, with the same hopes.
         let expect_cut = if effect.extra_turn { expect_cut } else { !expect_cut };
+        count!(self.stats, after_extra_turn, effect.extra_turn);
         let (low, high) = effect.child_window(floor, beta);
         self.ply += 1;
         let value = effect.value(self.search(&effect.child, low, high, expect_cut)?);

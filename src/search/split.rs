@@ -53,6 +53,8 @@ impl<'db> Search<'db> {
         for (result, stats, house) in outcomes {
             self.stats.nodes += stats.nodes;
             self.stats.probes += stats.probes;
+            #[cfg(feature = "profile")]
+            self.stats.profile.add(&stats.profile);
             match result {
                 Ok(found) => finished.push((found, house)),
                 // Stopped by a sibling's cutoff (an ancestor's is checked below).

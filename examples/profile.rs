@@ -1,0 +1,62 @@
+//! Where one search's nodes go: `cargo run --release --features profile --example profile --
+//! RULES START [DB_DIR] [MAX_NODES] [TABLE_MB]`. Solves START (`6x4` or a position) under RULES
+//! for its value on one thread, over the database under DB_DIR when there is one (`-`: none),
+//! stopping after MAX_NODES nodes (default: never), and prints the counters of
+//! `kalah::search::profile` with their ratios as one JSON object.
+
+use kalah::database::Database;
+use kalah::search::{Search, SearchError, SearchOptions};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = "usage: profile RULES START [DB_DIR|-] [MAX_NODES] [TABLE_MB]";
+    let (Some(rules), Some(start)) = (args.first(), args.get(1)) else { return Err(usage.into()) };
+    let rules: kalah::Rules = rules.parse()?;
+    let start = kalah::parse_start(start).map_err(|err| err.to_string())?;
+    let db = match args.get(2).map(String::as_str) {
+        None | Some("-") => None,
+        Some(dir) => {
+            let db = Database::open(std::path::Path::new(dir), &rules, start.houses())?
+                .with_layout(kalah::database::Layout::Packed);
+            db.verify_checksums()?;
+            Some(db)
+        }
+    };
+    let max_nodes = args.get(3).map(|n| n.parse::<u64>()).transpose()?;
+    let table_mb = args.get(4).map(|n| n.parse::<usize>()).transpose()?.unwrap_or(1024);
+    let options = SearchOptions { table_bytes: table_mb << 20, deadline: None, threads: 1 };
+    let mut search = Search::new(rules, db.as_ref(), &options)?;
+    search.set_node_limit(max_nodes);
+    let clock = std::time::Instant::now();
+    let value = match search.value(&start) {
+        Ok(value) => Some(value),
+        Err(SearchError::NodeLimit { .. }) => None,
+        Err(err) => return Err(err.into()),
+    };
+    let stats = search.stats();
+    let p = stats.profile;
+    let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let report = serde_json::json!({
+        "rules": rules.to_string(), "start": start.to_string(),
+        "database_max_seeds": db.as_ref().map(|db| db.max_seeds()), "table_mb": table_mb,
+        "value": value, "nodes": stats.nodes, "probes": stats.probes, "passes": stats.passes,
+        "seconds": clock.elapsed().as_secs_f64(), "profile": p,
+        "ratios": {
+            "children_per_expanded_node": ratio(p.children, p.expanded),
+            "extra_turn_share_of_children": ratio(p.extra_turn_children, p.children),
+            "over_share_of_children": ratio(p.over_children, p.children),
+            "database_share_of_children": ratio(p.database_children, p.children),
+            "nodes_after_an_extra_turn": ratio(p.after_extra_turn, stats.nodes),
+            "nodes_decided_by_the_table": ratio(p.table_decided, stats.nodes),
+            "table_share_of_children": ratio(p.table_children, p.children),
+            "table_settled_share_of_children": ratio(p.table_settled_children, p.children),
+            "nodes_cut_by_the_seeds": ratio(p.seed_cut, stats.nodes),
+            "expanded_decided_by_bounds": ratio(p.bounds_decided, p.expanded),
+            "moves_searched_per_node_searching": ratio(p.moves_searched, p.expanded - p.bounds_decided),
+            "cutoff_share_of_nodes_searching": ratio(p.cutoffs, p.expanded - p.bounds_decided),
+            "first_move_share_of_cutoffs": ratio(p.first_move_cutoffs, p.cutoffs),
+        },
+    });
+    println!("{report}");
+    Ok(())
+}
