@@ -298,7 +298,9 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
     // The same path as the service's: what the book and the proofs hold, then a search.
     let report = match engine::known_answer(&OpeningBook::shipped()?, &rules, &position) {
         Some(report) => report,
-        None => prepare(&args.search, &rules, &position, Load::WhenProbed)?.report(&position, |_, _, _| {})?,
+        None => prepare(&args.search, &rules, &position, Load::WhenProbed)?
+            .report(&position, |_, _, _| {})
+            .map_err(|unanswered| anyhow::anyhow!(unanswered_text(&unanswered)))?,
     };
     if args.json {
         return Ok(format!("{}\n", serde_json::to_string(&report)?));
@@ -310,6 +312,21 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
         Answer::Bounded(answer) => bounded_text(&position, answer),
     };
     Ok(text)
+}
+
+/// Why a query has no value, and what its search knew when it stopped: the bounds proven and,
+/// out of time, every move's estimate (which proves nothing).
+fn unanswered_text(unanswered: &engine::Unanswered) -> String {
+    let mut text = unanswered.error.to_string();
+    if let Some(bounds) = unanswered.known.bounds {
+        text += &format!("; proven so far: the value is from {} to {}", signed(bounds.lower), signed(bounds.upper));
+    }
+    if !unanswered.known.estimates.is_empty() {
+        let estimates: Vec<String> =
+            unanswered.known.estimates.iter().map(|e| format!("{} {}", e.house, signed(e.value))).collect();
+        text += &format!("; moves by estimate, not proven: {}", estimates.join(", "));
+    }
+    text
 }
 
 /// `kalah query`'s report of an exact answer.

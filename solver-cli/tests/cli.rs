@@ -130,6 +130,7 @@ fn clockwise_starts_are_solved_from_a_database_or_by_search_with_repetitions() {
         kalah(&["query", "--direction", "cw", "--db", db, "--time-limit", "0.5", "6 6 6 6 6 6 0 6 6 6 6 6 6 0 S"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("no exact value within the time limit"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("moves by estimate, not proven: "), "{}", stderr(&output));
 }
 
 #[test]
