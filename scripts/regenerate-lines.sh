@@ -6,14 +6,16 @@
 # position along the line. Each rule set's default database (24 seeds for 6 houses) is built
 # under DB (default data/db) when missing: about a minute each on 2 cores.
 # Usage: scripts/regenerate-lines.sh [START] [RULES...]
-#   scripts/regenerate-lines.sh                    # 6x4, the seven rule sets of the shipped tables
+#   scripts/regenerate-lines.sh                    # 6x4, six rule sets of the shipped tables
+# (Wetherell's is left out: over 24 seeds its solve did not finish in 30 minutes; its openings
+# need the 28-seed database, `kalah build --rules wetherell --houses 6 --max-seeds 28`.)
 #   DB=/tmp/db24 scripts/regenerate-lines.sh 6x4 standard
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start="${1:-6x4}"
 shift || true
 if [ "$#" -eq 0 ]; then
-    set -- standard empty-capture bga "bga capture=empty" swedish wetherell "standard remaining=discard"
+    set -- standard empty-capture bga "bga capture=empty" swedish "standard remaining=discard"
 fi
 db="${DB:-data/db}"
 out="data/results/lines-$start.jsonl"
