@@ -466,7 +466,7 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
 /// The perfect line's search shows its progress, and is given up, on the page and on the
 /// server, as soon as the user moves on: the next position's search never waits behind it.
 #[test]
-#[ignore = "needs chromium and chromedriver: scripts/browser-test.sh"]
+#[ignore = "needs Chromium and chromedriver: scripts/browser-test.sh installs them and runs this"]
 fn the_perfect_line_shows_progress_and_is_given_up_when_the_user_moves_on() {
     // No database and one worker: the Kalah(6,5) start's line takes hours (none ships), its
     // value no time (the book).
