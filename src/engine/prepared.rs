@@ -122,28 +122,20 @@ impl Prepared {
         let clock = Instant::now();
         let mut search = self.search()?;
         if !position.is_over(&self.rules) && !self.holds(position) {
-            let margin = position.margin();
             let mut bounds = None;
-            let searched = search.board_value_resuming(position, (i32::MIN, i32::MAX), None, |lower, upper, nodes| {
-                bounds = Some(Bounds { lower: margin + lower, upper: margin + upper });
-                proven(margin + lower, margin + upper, nodes);
+            let searched = value_telling(&mut search, position, |lower, upper, nodes| {
+                bounds = Some(Bounds { lower, upper });
+                proven(lower, upper, nodes);
             });
-            let value = match searched {
-                Ok(value) => value,
-                Err(error) => {
-                    let estimates = match error {
-                        SearchError::TimeUp { .. } => estimated_moves(&mut search, position)
-                            .map(|moves| {
-                                moves.iter().map(|&(house, value)| Estimate { house: house + 1, value }).collect()
-                            })
-                            .unwrap_or_default(),
-                        _ => Vec::new(),
-                    };
-                    return Err(Unanswered { error, known: Unfinished { bounds, estimates } });
-                }
-            };
-            // Settled at once (a table entry from an earlier search) tells nothing above.
-            proven(margin + value, margin + value, search.stats().nodes);
+            if let Err(error) = searched {
+                let estimates = match error {
+                    SearchError::TimeUp { .. } => estimated_moves(&mut search, position)
+                        .map(|moves| moves.iter().map(|&(house, value)| Estimate { house: house + 1, value }).collect())
+                        .unwrap_or_default(),
+                    _ => Vec::new(),
+                };
+                return Err(Unanswered { error, known: Unfinished { bounds, estimates } });
+            }
         }
         let answer = analyse_position(&mut search, position)?;
         let answer = PositionAnswer { nodes: search.stats().nodes, seconds: clock.elapsed().as_secs_f64(), ..answer };
@@ -153,11 +145,7 @@ impl Prepared {
 
     /// A perfect-play line from `position` to the end of the game; `proven` is told the value's
     /// bounds as for [`Prepared::report`], then the line is searched.
-    pub fn mainline(
-        &self,
-        position: &Position,
-        mut proven: impl FnMut(i32, i32, u64),
-    ) -> Result<Mainline, SearchError> {
+    pub fn mainline(&self, position: &Position, proven: impl FnMut(i32, i32, u64)) -> Result<Mainline, SearchError> {
         let clock = Instant::now();
         let mut search = self.search()?;
         let source = match (position.is_over(&self.rules), self.holds(position)) {
@@ -167,15 +155,7 @@ impl Prepared {
         };
         let (value, turns) = match position.is_over(&self.rules) {
             true => (position.final_margin(&self.rules), Vec::new()),
-            false => {
-                let margin = position.margin();
-                let value = margin
-                    + search.board_value_resuming(position, (i32::MIN, i32::MAX), None, |lower, upper, nodes| {
-                        proven(margin + lower, margin + upper, nodes)
-                    })?;
-                proven(value, value, search.stats().nodes);
-                (value, search.principal_variation(position)?)
-            }
+            false => (value_telling(&mut search, position, proven)?, search.principal_variation(position)?),
         };
         let seconds = clock.elapsed().as_secs_f64();
         let nodes = search.stats().nodes;
@@ -210,4 +190,21 @@ impl Prepared {
         let value = search.value(position)?;
         Ok((value, search.stats()))
     }
+}
+
+/// `position`'s exact value (not over; stores included) by MTD(f), `proven(lower, upper, nodes)`
+/// told the bounds (stores included) after every zero-window test and the value once known (a
+/// position settled at once, by a table entry of an earlier search, passes no test).
+fn value_telling(
+    search: &mut Search<'_>,
+    position: &Position,
+    mut proven: impl FnMut(i32, i32, u64),
+) -> Result<i32, SearchError> {
+    let margin = position.margin();
+    let value = margin
+        + search.board_value_resuming(position, (i32::MIN, i32::MAX), None, |lower, upper, nodes| {
+            proven(margin + lower, margin + upper, nodes)
+        })?;
+    proven(value, value, search.stats().nodes);
+    Ok(value)
 }
