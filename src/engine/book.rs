@@ -209,8 +209,10 @@ const SHIPPED: [(&str, &str); 5] = [
 ];
 
 /// The perfect-play lines built into the binary: [`super::lines`].
-const SHIPPED_LINES: [(&str, &str); 1] =
-    [("data/results/lines-6x4.jsonl", include_str!("../../data/results/lines-6x4.jsonl"))];
+const SHIPPED_LINES: [(&str, &str); 2] = [
+    ("data/results/lines-6x4.jsonl", include_str!("../../data/results/lines-6x4.jsonl")),
+    ("data/results/lines-6x5.jsonl", include_str!("../../data/results/lines-6x5.jsonl")),
+];
 
 impl OpeningBook {
     /// The book of the shipped result files.
@@ -491,7 +493,7 @@ mod tests {
             );
             assert!(line.game_over && line.south_margin == Some(table.value), "{}", table.rules);
         }
-        assert!(lines >= 2, "the 6x4 lines ship: {lines}");
+        assert!(lines >= 7, "six 6x4 lines and empty capture's 6x5 line ship: {lines}");
     }
 
     #[test]
