@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates data/results/lines-MxN.jsonl: a perfect-play line from the start for each rule
-# set, one `kalah solve START --json` a line (its value, every opening's and
+# set, one `kalah solve START --json --no-openings` a line (its value and
 # `principal_variation`), which the opening book (built into the binary) checks on loading
 # (every turn legal, the game over at the end, the final margin the value) and serves from every
 # position along the line. Each rule set's database (MAX_SEEDS, default 24 seeds for 6 houses) is
@@ -39,7 +39,8 @@ for rules in "$@"; do
         "$kalah" build --houses "$houses" --max-seeds "$max_seeds" --rules "$rules" --db "$db" \
             --db-layout "$layout" --threads "$threads"
     fi
-    "$kalah" solve "$start" --rules "$rules" --db "$db" --db-layout "$layout" --threads "$threads" --json >>"$tmp"
+    "$kalah" solve "$start" --rules "$rules" --db "$db" --db-layout "$layout" --threads "$threads" --json \
+        --no-openings >>"$tmp"
 done
 mv "$tmp" "$out"
 echo "written: $out" >&2

@@ -49,7 +49,7 @@ pub use answer::{Analysis, Mainline, Opening, PositionReport, StartReport};
 pub use board::{Outcome, Position, Side};
 pub use database::Database;
 pub use engine::book::OpeningBook;
-pub use engine::{Prepared, known_answer};
+pub use engine::{Prepared, StartWork, known_answer};
 pub use game::{Game, IllegalMove, ReplayError, ReplayFailure, replay};
 pub use notation::{Notation, ParseError, parse_position, parse_start};
 pub use rules::Rules;

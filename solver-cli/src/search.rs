@@ -12,7 +12,7 @@ use kalah::answer::{self, Answer, BoundedAnswer, PositionAnswer, Source, StartRe
 use kalah::database::builder::{LayerReport, Progress};
 use kalah::database::{Database, DbError};
 use kalah::engine::book::{OpeningBook, StartMap};
-use kalah::engine::{self, Load, Preparation, Prepared};
+use kalah::engine::{self, Load, Preparation, Prepared, StartWork};
 use kalah::jobs::RunProgress;
 use kalah::jobs::grid::{self, Cell, CellStatus};
 use kalah::rules::{EarlyEnd, Rules};
@@ -38,6 +38,10 @@ pub struct SolveArgs {
     /// List every opening even when there are many (text output summarises more than 20).
     #[arg(long)]
     all: bool,
+    /// Only the value and a perfect line: every opening's exact value, most of a solve's work, is
+    /// left out (not with the pie rule, whose value needs every opening).
+    #[arg(long, conflicts_with = "all")]
+    no_openings: bool,
 }
 
 /// The searches from `position` under `rules` as `args` ask ([`engine::Setup::prepare`]), with
@@ -165,13 +169,20 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
     if let Some(map) = OpeningBook::shipped()?.start_map(&rules, &start) {
         return Ok(map_text(&rules, &start, map, args.json));
     }
+    let work = match args.no_openings {
+        true if rules.pie => {
+            return Err(input_error("--no-openings: the value under the pie rule needs every opening"));
+        }
+        true => StartWork::ValueAndLine,
+        false => StartWork::Everything,
+    };
     let prepared = prepare(&args.search, &rules, &start, Load::Now)?;
     let bar = ProgressBar::new(0).with_style(
         ProgressStyle::with_template("{spinner} solving openings {pos}/{len} [{elapsed_precise}] {msg}")
             .expect("a valid progress template"),
     );
     bar.enable_steady_tick(Duration::from_millis(200));
-    let solved = prepared.solve_start(&start, |done, total| {
+    let solved = prepared.solve_start(&start, work, |done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     });
@@ -245,29 +256,31 @@ fn solve_text(rules: &Rules, solved: &StartReport, all: bool) -> String {
     };
     let rule = if rules.pie { " under the pie rule" } else { "" };
     text += &format!("value {} for {mover}{rule}: {outcome}\n", signed(value));
-    let best = &solved.best;
+    let (Some(best), Some(openings)) = (&solved.best, &solved.openings) else {
+        return text + "openings not solved (--no-openings)\n";
+    };
     let label = if rules.pie { "fairest openings" } else { "best openings" };
-    let count = solved.openings.len();
+    let count = openings.len();
     if all || count <= answer::OPENINGS_LISTED {
         text += &format!("{label}: {}\n", best.join(", "));
         if count > 0 {
             text += "openings (value for the first player):\n";
-            for opening in &solved.openings {
+            for opening in openings {
                 text += &format!("  {:<12} {:>4}\n", opening.moves, signed(opening.value));
             }
         }
     } else {
         // Relay and go-again sowing make thousands of first turns: what they come to.
         text += &format!("{label}: {}\n", answer::first_few(best, 5));
-        let values = solved.openings.iter().map(|o| o.value);
+        let values = openings.iter().map(|o| o.value);
         text += &format!(
             "{count} openings by value for the first player: {}\n",
             answer::openings_by_value_text(values, ", ")
         );
         if !rules.pie {
-            let pie = answer::pie_value(solved.openings.iter().map(|o| o.value)).unwrap_or(0);
+            let pie = answer::pie_value(openings.iter().map(|o| o.value)).unwrap_or(0);
             let fairest: Vec<String> =
-                solved.openings.iter().filter(|o| answer::is_fairest(o.value, pie)).map(|o| o.moves.clone()).collect();
+                openings.iter().filter(|o| answer::is_fairest(o.value, pie)).map(|o| o.moves.clone()).collect();
             text += &format!("under the pie rule: {} (fairest: {})\n", signed(pie), answer::first_few(&fairest, 5));
         }
         text += "(--all lists every opening, --json too)\n";

@@ -266,6 +266,31 @@ fn solve_reports_openings_a_principal_variation_and_the_work_done() {
 }
 
 #[test]
+fn solve_without_openings_gives_the_value_and_a_line_that_reaches_it() {
+    for (start, rules) in [("4x3", "empty-capture"), ("5x2", "standard"), ("4x4", "bga")] {
+        let full = json(&["solve", start, "--rules", rules, "--json"]);
+        let lean = json(&["solve", start, "--rules", rules, "--json", "--no-openings"]);
+        assert_eq!(lean["value"], full["value"], "{start} {rules}");
+        assert_eq!((&lean["openings"], &lean["best"]), (&Value::Null, &Value::Null), "{start} {rules}");
+        assert!(lean["nodes"].as_u64().unwrap() < full["nodes"].as_u64().unwrap(), "{start} {rules}: less work");
+        let moves: Vec<&str> =
+            lean["principal_variation"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+        assert!(
+            full["best"].as_array().unwrap().iter().any(|b| b == moves[0]),
+            "{start} {rules}: opens with a best turn"
+        );
+        let replayed = json(&["replay", "--start", start, "--rules", rules, "--json", &moves.join(" ")]);
+        assert_eq!((&replayed["over"], &replayed["margin"]), (&Value::Bool(true), &lean["value"]), "{start} {rules}");
+    }
+    let text = String::from_utf8(kalah(&["solve", "4x3", "--no-openings"]).stdout).unwrap();
+    assert!(text.contains("value +") && text.contains("openings not solved (--no-openings)"), "{text}");
+    assert!(text.contains("principal variation: "), "{text}");
+    let output = kalah(&["solve", "3x3", "--pie", "--no-openings"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("the pie rule needs every opening"), "{}", stderr(&output));
+}
+
+#[test]
 fn query_beyond_the_database_searches_and_agrees_with_solve() {
     let root = tempfile::tempdir().unwrap();
     let db = root.path().to_str().unwrap();

@@ -80,10 +80,12 @@ pub struct StartReport {
     pub value: i32,
     /// [`wdl`] of the value.
     pub wdl: &'static str,
-    /// The openings that reach the value ([`Analysis::best`]).
-    pub best: Vec<String>,
-    /// Every first turn with its exact value for the first player.
-    pub openings: Vec<OpeningValue>,
+    /// The openings that reach the value ([`Analysis::best`]); `None` where the openings were
+    /// not solved (`kalah solve --no-openings`).
+    pub best: Option<Vec<String>>,
+    /// Every first turn with its exact value for the first player; `None` where they were not
+    /// solved.
+    pub openings: Option<Vec<OpeningValue>>,
     /// Under the pie rule, what the first player can force ([`Analysis::pie_value`]).
     pub pie_value: Option<i32>,
     /// A perfect-play line from the start, a turn an entry.
@@ -125,24 +127,34 @@ impl StartReport {
     /// The report of `analysis` of `start` under `rules`, with its perfect `line`.
     pub fn new(rules: &Rules, start: &Position, analysis: &Analysis, line: &[Turn]) -> StartReport {
         StartReport {
+            best: Some(analysis.best().iter().map(|o| o.moves.to_string()).collect()),
+            openings: Some(
+                analysis.openings.iter().map(|o| OpeningValue { moves: o.moves.to_string(), value: o.value }).collect(),
+            ),
+            pie_value: analysis.pie_value,
+            nodes: analysis.nodes,
+            ..StartReport::line_only(rules, start, analysis.value, line)
+        }
+    }
+
+    /// The report of `start`'s `value` under `rules` and a perfect `line`, its openings not
+    /// solved.
+    pub fn line_only(rules: &Rules, start: &Position, value: i32, line: &[Turn]) -> StartReport {
+        StartReport {
             rules: rules.to_string(),
             rule_dimensions: *rules,
             start: *start,
             houses: start.houses(),
             to_move: start.to_move(),
-            value: analysis.value,
-            wdl: wdl(analysis.value),
-            best: analysis.best().iter().map(|o| o.moves.to_string()).collect(),
-            openings: analysis
-                .openings
-                .iter()
-                .map(|o| OpeningValue { moves: o.moves.to_string(), value: o.value })
-                .collect(),
-            pie_value: analysis.pie_value,
+            value,
+            wdl: wdl(value),
+            best: None,
+            openings: None,
+            pie_value: None,
             principal_variation: line.iter().map(Turn::to_string).collect(),
             full_play_margin: true,
             database: None,
-            nodes: analysis.nodes,
+            nodes: 0,
             probes: 0,
             table_mb: 0,
             seconds: 0.0,

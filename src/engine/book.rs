@@ -493,7 +493,7 @@ mod tests {
             );
             assert!(line.game_over && line.south_margin == Some(table.value), "{}", table.rules);
         }
-        assert!(lines >= 7, "six 6x4 lines and empty capture's 6x5 line ship: {lines}");
+        assert!(lines >= 8, "six 6x4 lines and two 6x5 lines ship: {lines}");
     }
 
     #[test]

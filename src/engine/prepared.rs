@@ -43,6 +43,15 @@ pub struct Prepared {
     cancel: Option<Arc<AtomicBool>>,
 }
 
+/// What [`Prepared::solve_start`] works out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StartWork {
+    /// The value, every first turn's exact value, and a perfect line.
+    Everything,
+    /// The value and a perfect line only.
+    ValueAndLine,
+}
+
 /// A position's search that gave no value: why, and what it knew when it stopped.
 #[derive(Debug, thiserror::Error)]
 #[error("{error}")]
@@ -163,16 +172,30 @@ impl Prepared {
     }
 
     /// `start`'s value, every first turn's and a perfect line; `progress(done, total)` is told
-    /// before the first opening and after each.
+    /// before the first opening and after each. With [`StartWork::ValueAndLine`] the first turns
+    /// are not solved (most of the work; under the pie rule the value is then plain play's).
     pub fn solve_start(
         &self,
         start: &Position,
+        work: StartWork,
         progress: impl FnMut(usize, usize),
     ) -> Result<StartReport, SearchError> {
         let clock = Instant::now();
         let mut search = self.search()?;
-        let analysis = search.analyse(start, progress)?;
+        let analysis = match work {
+            StartWork::Everything => Some(search.analyse(start, progress)?),
+            StartWork::ValueAndLine => None,
+        };
+        let value = match (&analysis, start.is_over(&self.rules)) {
+            (Some(analysis), _) => analysis.value,
+            (None, true) => start.final_margin(&self.rules),
+            (None, false) => value_telling(&mut search, start, |_, _, _| {})?,
+        };
         let line: Vec<Turn> = search.principal_variation(start)?.iter().map(|turn| Turn::from_indices(turn)).collect();
+        let report = match &analysis {
+            Some(analysis) => StartReport::new(&self.rules, start, analysis, &line),
+            None => StartReport::line_only(&self.rules, start, value, &line),
+        };
         let stats = search.stats();
         Ok(StartReport {
             database: self.database().map(|db| DatabaseUsed { dir: db.dir().to_path_buf(), max_seeds: db.max_seeds() }),
@@ -180,7 +203,7 @@ impl Prepared {
             probes: stats.probes,
             table_mb: search.table().bytes() >> 20,
             seconds: clock.elapsed().as_secs_f64(),
-            ..StartReport::new(&self.rules, start, &analysis, &line)
+            ..report
         })
     }
 
