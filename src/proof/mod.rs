@@ -31,7 +31,8 @@
 //! rebuilds, so every machine that reads the log agrees on what is left.
 //!
 //! A task that runs out of budget is the costliest thing a run does, so a leaf with more seeds
-//! than nine in ten of the nodes a search has settled is expanded without a task
+//! than nine in ten of the nodes a search has settled, in this proof and in the proofs beside
+//! it with the same rules and task budget, is expanded without a task
 //! (`Tree::too_big_for_a_task`); what this and the rules weighed beside it cost is in
 //! `docs/performance-history.md` ("Proof manager").
 //!

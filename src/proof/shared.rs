@@ -13,18 +13,22 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::log::Record;
-use super::log::read_records;
+use super::log::{Record, SettledBy, read_records};
 use super::proven::proof_dirs;
 use super::{Bound, Claim, ProofError, Spec};
 use crate::board::Position;
 use crate::notation::parse_position;
 use crate::rules::Rules;
 
-/// The bounds other proofs' settled leaves give, by position.
+/// The bounds other proofs' settled leaves give, by position, and how large a leaf their
+/// searches settled.
 #[derive(Clone, Debug, Default)]
 pub struct SharedBounds {
     bounds: HashMap<Position, Vec<(Claim, String)>>,
+    /// The seeds on the board of every leaf a search settled in the proofs with the same task
+    /// budget: where tasks settle, for a proof that has settled few yet
+    /// ([`Tree::too_big_for_a_task`](super::Tree::too_big_for_a_task)).
+    searched_seeds: Vec<u32>,
     /// The rules: where every value has the parity of the seeds, a bound moves to the nearest
     /// value of it.
     rules: Rules,
@@ -37,7 +41,8 @@ impl SharedBounds {
     }
 
     /// The bounds of every proof under `root` with the rules of `spec` (other than the one in
-    /// `except`): each leaf its logs settle, whoever settled it. A proof that cannot be read is
+    /// `except`): each leaf its logs settle, whoever settled it; and the seeds of the leaves
+    /// settled by a search in those with `spec`'s task budget. A proof that cannot be read is
     /// skipped; its name and why come back with the bounds.
     pub fn from_proofs(root: &Path, spec: &Spec, except: &Path) -> (SharedBounds, Vec<String>) {
         let mut shared = SharedBounds { rules: spec.rules, ..SharedBounds::default() };
@@ -48,7 +53,7 @@ impl SharedBounds {
             if other.rules.for_values() != spec.rules.for_values() || other.root.houses() != spec.root.houses() {
                 continue;
             }
-            match shared.add_proof(&dir) {
+            match shared.add_proof(&dir, other.task_nodes == spec.task_nodes) {
                 Ok(()) => {}
                 Err(err) => skipped.push(format!("{}: {err}", dir.display())),
             }
@@ -56,16 +61,27 @@ impl SharedBounds {
         (shared, skipped)
     }
 
-    fn add_proof(&mut self, dir: &Path) -> Result<(), ProofError> {
+    /// Adds the leaves the proof in `dir` settled, and with `same_budget` the seeds of those its
+    /// searches settled.
+    fn add_proof(&mut self, dir: &Path, same_budget: bool) -> Result<(), ProofError> {
         let name = dir.display().to_string();
         for record in read_records(dir)? {
             let Record::Settled(settled) = record else { continue };
             let (Ok(position), Ok(claim)) = (parse_position(&settled.position), settled.claim.parse::<Claim>()) else {
                 continue;
             };
+            if same_budget && settled.by == SettledBy::Search {
+                self.searched_seeds.push(position.seeds_on_board());
+            }
             self.add(&position, if settled.holds { claim } else { claim.negated() }, &name);
         }
         Ok(())
+    }
+
+    /// The seeds on the board of every leaf a search settled in the proofs with the same task
+    /// budget.
+    pub(crate) fn searched_seeds(&self) -> &[u32] {
+        &self.searched_seeds
     }
 
     /// Adds the bound `claim`, which holds at `position` for its mover, from the proof `from`.
@@ -103,6 +119,48 @@ impl SharedBounds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::proof::log::{Appender, Settled, log_path};
+
+    /// A proof of `>= 2` at the Kalah(4,4) start under `rules` with tasks of `task_nodes`, in
+    /// `dir`, whose log settles each of `leaves` (bins, and whether a search settled it).
+    fn proof_settling(dir: &Path, rules: Rules, task_nodes: u64, leaves: &[([u32; 10], bool)]) {
+        let spec = Spec::new(rules, Position::start(4, 4).unwrap(), ">= 2".parse().unwrap(), task_nodes).unwrap();
+        spec.create(dir).unwrap();
+        let mut log = Appender::open(&log_path(dir, None)).unwrap();
+        for (bins, by_search) in leaves {
+            let position = Position::from_bins(bins, crate::board::Side::South).unwrap();
+            let by = if *by_search { SettledBy::Search } else { SettledBy::Table };
+            let settled = Settled {
+                position: position.to_string(),
+                claim: ">= 2".to_string(),
+                holds: true,
+                by,
+                nodes: 1,
+                seconds: 0.0,
+                from: None,
+            };
+            log.append(&Record::Settled(settled)).unwrap();
+        }
+    }
+
+    #[test]
+    fn the_seeds_searches_settled_come_only_from_proofs_with_the_same_rules_and_budget() {
+        let root = tempfile::tempdir().unwrap();
+        let at = |name: &str| root.path().join(name);
+        // 10 and 12 seeds on the board; the last seed of each in North's first house.
+        let ten = [9, 0, 0, 0, 22, 1, 0, 0, 0, 0];
+        let twelve = [11, 0, 0, 0, 20, 1, 0, 0, 0, 0];
+        proof_settling(&at("same"), Rules::STANDARD, 1000, &[(ten, true), (twelve, false)]);
+        proof_settling(&at("other-budget"), Rules::STANDARD, 2000, &[(twelve, true)]);
+        proof_settling(&at("other-rules"), Rules::EMPTY_CAPTURE, 1000, &[(twelve, true)]);
+        proof_settling(&at("own"), Rules::STANDARD, 1000, &[(twelve, true)]);
+        let own = Spec::load(&at("own")).unwrap();
+        let (shared, skipped) = SharedBounds::from_proofs(root.path(), &own, &at("own"));
+        assert!(skipped.is_empty(), "{skipped:?}");
+        assert_eq!(shared.searched_seeds(), &[10], "a search of the same rules and budget settled 10 seeds");
+        // Every leaf of the same rules is a bound, whatever settled it and whatever the budget.
+        assert_eq!(shared.len(), 3);
+    }
 
     #[test]
     fn a_bound_settles_the_claims_it_implies_with_parity_only_where_values_share_it() {

@@ -122,14 +122,15 @@ pub struct Status {
     pub first_level: Vec<ChildStatus>,
 }
 
-/// The seeds on the board of the nodes settled by a search so far, at quantile `q` (0 to 1);
-/// `None` before any.
-fn settled_seeds_quantile(records: &Records, q: f64) -> Option<u32> {
+/// The seeds on the board of the nodes settled by a search so far, with `elsewhere` (seeds of
+/// nodes other proofs' searches settled), at quantile `q` (0 to 1); `None` before any.
+fn settled_seeds_quantile(records: &Records, elsewhere: &[u32], q: f64) -> Option<u32> {
     let mut seeds: Vec<u32> = records
         .settled
         .iter()
         .filter(|(_, s)| s.by == super::SettledBy::Search)
         .map(|(p, _)| p.seeds_on_board())
+        .chain(elsewhere.iter().copied())
         .collect();
     seeds.sort_unstable();
     let at = ((seeds.len() as f64 * q) as usize).min(seeds.len().checked_sub(1)?);
@@ -301,11 +302,12 @@ impl Tree {
     }
 
     /// Whether the open leaf at `position` is better expanded at once than given a task: it holds
-    /// more seeds than nine in ten of the nodes a search has settled so far, so its task would
-    /// most likely run out of budget, and a task that does is the costliest thing a run does
-    /// (on empty-capture Kalah(6,5) <= 12 with 20 M-node tasks, 2.6 G of 3.4 G nodes).
-    pub(crate) fn too_big_for_a_task(&self, position: &Position) -> bool {
-        settled_seeds_quantile(&self.records, 0.9).is_some_and(|seeds| position.seeds_on_board() > seeds)
+    /// more seeds than nine in ten of the nodes a search has settled so far, in this proof and
+    /// (`elsewhere`, their seeds) in others with its rules and budget, so its task would most
+    /// likely run out of budget, and a task that does is the costliest thing a run does (on
+    /// empty-capture Kalah(6,5) <= 12 with 20 M-node tasks, 2.6 G of 3.4 G nodes).
+    pub(crate) fn too_big_for_a_task(&self, position: &Position, elsewhere: &[u32]) -> bool {
+        settled_seeds_quantile(&self.records, elsewhere, 0.9).is_some_and(|seeds| position.seeds_on_board() > seeds)
     }
 
     /// Where the proof stands, with the `largest` open leaves that matter.
@@ -385,7 +387,11 @@ mod tests {
         let mut tree = Tree::new(spec);
         // South to move, k seeds in South's first house and one in North's: k + 1 on the board.
         let with_seeds = |k: u32| Position::from_bins(&[k, 0, 0, 0, 31 - k, 1, 0, 0, 0, 0], Side::South).unwrap();
-        assert!(!tree.too_big_for_a_task(&with_seeds(30)), "nothing settled yet: every leaf gets its task");
+        assert!(!tree.too_big_for_a_task(&with_seeds(30), &[]), "nothing settled yet: every leaf gets its task");
+        // Other proofs' searches settled nodes of 5 to 14 seeds: nine in ten hold at most 14.
+        let elsewhere: Vec<u32> = (5..=14).collect();
+        assert!(!tree.too_big_for_a_task(&with_seeds(13), &elsewhere));
+        assert!(tree.too_big_for_a_task(&with_seeds(14), &elsewhere), "15 seeds: more than the others settled");
         for k in 1..=10 {
             let settled = Settled {
                 position: with_seeds(k).to_string(),
@@ -399,7 +405,10 @@ mod tests {
             tree.add(Record::Settled(settled)).unwrap();
         }
         // Settled by a search: 2..=10 seeds on the board; nine in ten hold at most 10.
-        assert!(!tree.too_big_for_a_task(&with_seeds(9)));
-        assert!(tree.too_big_for_a_task(&with_seeds(10)), "11 seeds: more than any search settled");
+        assert!(!tree.too_big_for_a_task(&with_seeds(9), &[]));
+        assert!(tree.too_big_for_a_task(&with_seeds(10), &[]), "11 seeds: more than any search settled");
+        // Pooled with the others' (2..=10 here, 5..=14 there): nine in ten hold at most 13.
+        assert!(!tree.too_big_for_a_task(&with_seeds(12), &elsewhere));
+        assert!(tree.too_big_for_a_task(&with_seeds(13), &elsewhere));
     }
 }
