@@ -16,7 +16,7 @@ use kalah::engine::{self, Load, Preparation, Prepared, StartWork};
 use kalah::jobs::RunProgress;
 use kalah::jobs::grid::{self, Cell, CellStatus};
 use kalah::rules::{EarlyEnd, Rules};
-use kalah::search::SearchOptions;
+use kalah::search::{SearchError, SearchOptions};
 use serde::Serialize;
 
 use crate::args::{DbArgs, RulesArgs, SearchArgs, input_error, parse_start};
@@ -308,12 +308,19 @@ pub struct QueryArgs {
 pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
     let rules = args.rules.resolve();
     let position = parse_start(&args.position)?;
-    // The same path as the service's: what the book and the proofs hold, then a search.
-    let report = match engine::known_answer(&OpeningBook::shipped()?, &rules, &position) {
+    // The same path as the service's: what the book and the proofs hold, then a search, then
+    // (out of time) a shipped line through the position.
+    let book = OpeningBook::shipped()?;
+    let report = match engine::known_answer(&book, &rules, &position) {
         Some(report) => report,
-        None => prepare(&args.search, &rules, &position, Load::WhenProbed)?
-            .report(&position, |_, _, _| {})
-            .map_err(|unanswered| anyhow::anyhow!(unanswered_text(&unanswered)))?,
+        None => match prepare(&args.search, &rules, &position, Load::WhenProbed)?.report(&position, |_, _, _| {}) {
+            Ok(report) => report,
+            Err(unanswered) => match unanswered.error {
+                SearchError::TimeUp { .. } => engine::line_answer(&book, &rules, &position),
+                _ => None,
+            }
+            .ok_or_else(|| anyhow::anyhow!(unanswered_text(&unanswered)))?,
+        },
     };
     if args.json {
         return Ok(format!("{}\n", serde_json::to_string(&report)?));
@@ -365,11 +372,12 @@ fn bounded_text(position: &Position, answer: &BoundedAnswer) -> String {
     let total = position.total_seeds() as i32;
     let mover = position.to_move().name();
     let wdl = answer.wdl.map_or(String::new(), |wdl| format!(" ({wdl})"));
-    let mut text = format!(
-        "value {} for {mover}{wdl}, proven by checked proofs: {}\n",
-        BoundedAnswer::text(answer.lower, answer.upper, total),
-        answer.proofs.join(", ")
-    );
+    let source = match answer.source {
+        Source::Book => "the search ran out of time; a perfect line in the book passes here".to_string(),
+        _ => format!("proven by checked proofs: {}", answer.proofs.join(", ")),
+    };
+    let mut text =
+        format!("value {} for {mover}{wdl}, {source}\n", BoundedAnswer::text(answer.lower, answer.upper, total));
     text += "moves (value for the mover, stores included):\n";
     for m in &answer.moves {
         let best = if m.best { "  best" } else { "" };

@@ -412,6 +412,20 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     assert!(browser.text("loss").contains("best by its estimate"), "{}", browser.text("loss"));
     wait_for("the reply in the move list", || browser.move_list().contains('S').then_some(()));
 
+    // Playing South on empty-capture Kalah(6,5) after 2 3: no search ends in a second, but the
+    // shipped perfect line passes there, so North's reply is its move, 3, proven best.
+    browser.navigate(&format!("{}/#rules=empty-capture&start=5+0+0+7+7+7+2+6+6+5+5+5+5+0+N&play=south", server.url));
+    wait_for("the engine's reply from the line", || (browser.move_list() == "N 3").then_some(()));
+    assert!(browser.text("loss").is_empty(), "no unproven move: {}", browser.text("loss"));
+    // South's turn after it is on the line too: its answer says where it comes from.
+    wait_for("the line's answer", || browser.text("source").contains("perfect line").then_some(()));
+    assert_eq!(
+        browser.house_values("south")[0],
+        "+12",
+        "South's 1 6 keeps the value: {:?}",
+        browser.house_values("south")
+    );
+
     // Play South against perfect play on Kalah(4,3): after a weak move the engine answers, and
     // the value given away is shown. (A new address on the same page: the page follows it.)
     browser.navigate(&format!("{}/#rules=standard&start=3+3+3+3+0+3+3+3+3+0+S&play=south", server.url));

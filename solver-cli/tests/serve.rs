@@ -300,6 +300,9 @@ fn max_seeds_limits_the_database_and_preload_loads_it_first() {
     }
 }
 
+/// Empty-capture Kalah(6,5) after South's best first turn, 2 3: on the shipped perfect line.
+const AFTER_2_3_EMPTY_CAPTURE: &str = "5 0 0 7 7 7 2 6 6 5 5 5 5 0 N";
+
 #[test]
 fn starts_and_their_first_turns_are_answered_from_the_book_at_once() {
     let root = tempfile::tempdir().unwrap();
@@ -317,6 +320,18 @@ fn starts_and_their_first_turns_are_answered_from_the_book_at_once() {
         get_json(&client, &url, &[("pos", two["position"].as_str().unwrap()), ("rules", "empty-capture")]);
     assert_eq!((status, after["source"].as_str(), after["value"].as_i64()), (200, Some("book"), Some(12)), "{after}");
     assert_eq!(after["moves"][0]["move"], 3);
+    // After the whole turn 2 3, North to move, no table holds the position and no search ends in
+    // 0.1 s, but the shipped line passes there: its value and its reply, 3, the others at most.
+    let north = [("pos", AFTER_2_3_EMPTY_CAPTURE), ("rules", "empty-capture")];
+    for _ in 0..2 {
+        let (status, line) = get_json(&client, &url, &north);
+        assert_eq!((status, line["source"].as_str(), line["value"].as_i64()), (200, Some("book"), Some(-12)), "{line}");
+        let moves = line["moves"].as_array().unwrap();
+        assert_eq!((moves[0]["move"].as_u64(), moves[0]["best"].as_bool()), (Some(3), Some(true)), "{line}");
+        assert!(moves[1..].iter().all(|m| m["value"].is_null() && m["upper"] == -12 && m["best"] == false), "{line}");
+        // It stands in for a search out of time, so it is not kept in place of a later one's.
+        assert_eq!(line["cached"], false, "{line}");
+    }
 
     let openings = format!("{}/api/v1/openings", server.url);
     let (status, table) = get_json(&client, &openings, &[("pos", "6x4"), ("rules", "standard")]);

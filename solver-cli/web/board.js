@@ -281,8 +281,11 @@ function showStatus(answer) {
   $('value').textContent = `value ${valueText(answer)} for ${mover}`;
   $('wdl').textContent = answer.wdl ? `(${answer.wdl})` : '';
   const sources = { database: 'from the endgame database', search: 'by exact search', book: 'from the opening book' };
+  // A bounded answer from the book stands in for a search out of time: a perfect line passes here.
+  const line = answer.source === 'book' && 'lower' in answer;
   $('source').textContent = answer.source === 'proof' ? `proven by checked proofs: ${answer.proofs.join(', ')}`
-    : sources[answer.source] || '';
+    : line ? 'no search finished in time; a perfect line in the opening book passes here: its move is best'
+      : sources[answer.source] || '';
 }
 
 function clearStatus() {

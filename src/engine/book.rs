@@ -422,6 +422,24 @@ impl OpeningBook {
         Some(BoundedAnswer::new(rules, position, (bounded.lower, bounded.upper), &bounded.moves, proofs))
     }
 
+    /// What a shipped perfect line through `position` establishes: the position's exact value,
+    /// the line's next move at that value (the best move), and every other move at most that.
+    /// Less than a search gives (the other moves' values), so it answers only where a search
+    /// gave none in time.
+    pub(crate) fn line_answer(&self, rules: &Rules, position: &Position) -> Option<BoundedAnswer> {
+        let from = self.lines.from(rules, position)?;
+        let best = *from.turns.first()?.first()?;
+        let (value, total) = (from.value, position.total_seeds() as i32);
+        let moves: Vec<(usize, i32, i32)> = position
+            .without_stores()
+            .legal_moves()
+            .map(|house| if house == best { (house, value, value) } else { (house, -total, value) })
+            .collect();
+        let mut answer = BoundedAnswer::new(rules, position, (value, value), &moves, Vec::new());
+        answer.source = Source::Book;
+        Some(answer)
+    }
+
     /// A perfect-play line from `position`, if a shipped line passes there.
     pub fn mainline(&self, rules: &Rules, position: &Position) -> Option<Mainline> {
         let from = self.lines.from(rules, position)?;
@@ -494,6 +512,26 @@ mod tests {
             assert!(line.game_over && line.south_margin == Some(table.value), "{}", table.rules);
         }
         assert!(lines >= 8, "six 6x4 lines and two 6x5 lines ship: {lines}");
+    }
+
+    /// Along a shipped line the book knows the value and one best move: the line's.
+    #[test]
+    fn a_shipped_line_gives_the_value_and_its_move_and_bounds_the_others() {
+        let book = OpeningBook::shipped().unwrap();
+        let start = Position::start(6, 5).unwrap();
+        let line = book.mainline(&Rules::STANDARD, &start).unwrap();
+        // After South's first turn of the line (2 3), North to move: the line's reply.
+        let after = line.line[1].played.effect.position;
+        let north = book.mainline(&Rules::STANDARD, &after).unwrap();
+        let answer = book.line_answer(&Rules::STANDARD, &after).unwrap();
+        assert_eq!((answer.value, answer.lower, answer.upper), (Some(north.value), north.value, north.value));
+        assert_eq!(answer.source, Source::Book);
+        let best: Vec<usize> = answer.moves.iter().filter(|m| m.best).map(|m| m.house).collect();
+        assert_eq!(best, vec![north.line[0].played.house], "the line's move, and only it, is known best");
+        let total = after.total_seeds() as i32;
+        assert!(answer.moves.iter().all(|m| m.best || (m.lower, m.upper) == (-total, north.value)));
+        assert_eq!(answer.moves.len(), after.without_stores().legal_moves().count());
+        assert!(book.line_answer(&Rules::STANDARD, &Position::start(6, 3).unwrap()).is_none(), "no line there");
     }
 
     #[test]

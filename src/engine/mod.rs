@@ -9,7 +9,7 @@ pub mod kept;
 mod lines;
 mod prepared;
 
-pub use prepared::{Prepared, StartWork, Unanswered, known_answer};
+pub use prepared::{Prepared, StartWork, Unanswered, known_answer, line_answer};
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -33,6 +33,13 @@ pub fn known_answer(book: &OpeningBook, rules: &Rules, position: &Position) -> O
     Some(PositionReport::new(rules, position, answer, None))
 }
 
+/// What a shipped perfect line through `position` gives: its exact value, the line's move at
+/// that value, every other move at most that. Less than a search tells, so every front end asks
+/// it only when a search of `position` ran out of time: the move to play is then still proven.
+pub fn line_answer(book: &OpeningBook, rules: &Rules, position: &Position) -> Option<PositionReport> {
+    Some(PositionReport::new(rules, position, Answer::Bounded(book.line_answer(rules, position)?), None))
+}
+
 /// A search made ready: its rules, database, table and options.
 pub struct Prepared {
     rules: Rules,

@@ -436,7 +436,9 @@ impl Service {
         let cancel = Cancel::default();
         let _cancel_on_drop = cancel.on_drop();
         let value = self.blocking(move |service| compute(service, &query, &cancel)).await.map_err(with_moves)?;
-        if let Err(err) = self.answers.insert(key, value.clone()) {
+        // A line's answer stands in for a search out of time (`analyse`): a later one may do better.
+        let stand_in = value["source"] == "book";
+        if !stand_in && let Err(err) = self.answers.insert(key, value.clone()) {
             eprintln!("warning: answer cache: {err}");
         }
         Ok(axum::Json(value))
@@ -488,6 +490,12 @@ impl Service {
         });
         match report {
             Ok(report) => Ok(to_json(&report)),
+            // Out of time on a shipped line: its value and move are still known.
+            Err(Unanswered { error: SearchError::TimeUp { .. }, .. })
+                if let Some(report) = kalah::engine::line_answer(&self.book, rules, position) =>
+            {
+                Ok(to_json(&report))
+            }
             Err(Unanswered { error, known }) => Err(search_error(error, self.time_limit).with(&known)),
         }
     }
