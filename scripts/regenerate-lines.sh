@@ -7,8 +7,8 @@
 # built under DB (default data/db) when missing: about a minute each at 24 seeds on 2 cores.
 # Usage: scripts/regenerate-lines.sh [START] [RULES...]
 #   scripts/regenerate-lines.sh                    # 6x4, six rule sets of the shipped tables
-# (Wetherell's is left out: over 24 seeds its solve did not finish in 30 minutes; its openings
-# need the 28-seed database, `kalah build --rules wetherell --houses 6 --max-seeds 28`.)
+# (Wetherell's is left out of the default: its line over 24 seeds took 1,293 s on 2 threads with a
+# 4 GiB table, `kalah solve 6x4 --rules wetherell --no-openings --table-mb 4096 --json`.)
 #   DB=/tmp/db24 scripts/regenerate-lines.sh 6x4 standard
 # On a larger machine, with a binary built elsewhere (no cargo needed):
 #   KALAH=target/release/kalah DB=/tmp/db MAX_SEEDS=28 THREADS=16 LAYOUT=bytes \
