@@ -16,7 +16,7 @@ use kalah::engine::{self, Load, Preparation, Prepared, StartWork};
 use kalah::jobs::RunProgress;
 use kalah::jobs::grid::{self, Cell, CellStatus};
 use kalah::rules::{EarlyEnd, Rules};
-use kalah::search::{SearchError, SearchOptions};
+use kalah::search::SearchOptions;
 use serde::Serialize;
 
 use crate::args::{DbArgs, RulesArgs, SearchArgs, input_error, parse_start};
@@ -315,11 +315,8 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
         Some(report) => report,
         None => match prepare(&args.search, &rules, &position, Load::WhenProbed)?.report(&position, |_, _, _| {}) {
             Ok(report) => report,
-            Err(unanswered) => match unanswered.error {
-                SearchError::TimeUp { .. } => engine::line_answer(&book, &rules, &position),
-                _ => None,
-            }
-            .ok_or_else(|| anyhow::anyhow!(unanswered_text(&unanswered)))?,
+            Err(unanswered) => engine::line_answer(&book, &rules, &position, &unanswered)
+                .ok_or_else(|| anyhow::anyhow!(unanswered_text(&unanswered)))?,
         },
     };
     if args.json {

@@ -33,10 +33,19 @@ pub fn known_answer(book: &OpeningBook, rules: &Rules, position: &Position) -> O
     Some(PositionReport::new(rules, position, answer, None))
 }
 
-/// What a shipped perfect line through `position` gives: its exact value, the line's move at
-/// that value, every other move at most that. Less than a search tells, so every front end asks
-/// it only when a search of `position` ran out of time: the move to play is then still proven.
-pub fn line_answer(book: &OpeningBook, rules: &Rules, position: &Position) -> Option<PositionReport> {
+/// What a shipped perfect line through `position` gives where its search went `unanswered`:
+/// the exact value, the line's move at that value, every other move at most that. Less than a
+/// search tells, so only a search that ran out of time is answered so (the move to play is then
+/// still proven); every front end asks this after such a search.
+pub fn line_answer(
+    book: &OpeningBook,
+    rules: &Rules,
+    position: &Position,
+    unanswered: &Unanswered,
+) -> Option<PositionReport> {
+    if !matches!(unanswered.error, SearchError::TimeUp { .. }) {
+        return None;
+    }
     Some(PositionReport::new(rules, position, Answer::Bounded(book.line_answer(rules, position)?), None))
 }
 
@@ -193,15 +202,17 @@ impl Prepared {
             StartWork::Everything => Some(search.analyse(start, progress)?),
             StartWork::ValueAndLine => None,
         };
-        let value = match (&analysis, start.is_over(&self.rules)) {
-            (Some(analysis), _) => analysis.value,
-            (None, true) => start.final_margin(&self.rules),
-            (None, false) => value_telling(&mut search, start, |_, _, _| {})?,
-        };
         let line: Vec<Turn> = search.principal_variation(start)?.iter().map(|turn| Turn::from_indices(turn)).collect();
-        let report = match &analysis {
-            Some(analysis) => StartReport::new(&self.rules, start, analysis, &line),
-            None => StartReport::line_only(&self.rules, start, value, &line),
+        let report = match analysis {
+            Some(analysis) => StartReport::new(&self.rules, start, &analysis, &line),
+            None => {
+                // The line's search left the start's value in the table: read back at once.
+                let value = match start.is_over(&self.rules) {
+                    true => start.final_margin(&self.rules),
+                    false => value_telling(&mut search, start, |_, _, _| {})?,
+                };
+                StartReport::line_only(&self.rules, start, value, &line)
+            }
         };
         let stats = search.stats();
         Ok(StartReport {

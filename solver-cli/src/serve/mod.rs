@@ -491,8 +491,8 @@ impl Service {
         match report {
             Ok(report) => Ok(to_json(&report)),
             // Out of time on a shipped line: its value and move are still known.
-            Err(Unanswered { error: SearchError::TimeUp { .. }, .. })
-                if let Some(report) = kalah::engine::line_answer(&self.book, rules, position) =>
+            Err(unanswered)
+                if let Some(report) = kalah::engine::line_answer(&self.book, rules, position, &unanswered) =>
             {
                 Ok(to_json(&report))
             }
