@@ -386,6 +386,19 @@ fn status_text(status: &Status) -> String {
         number(status.proof_number),
         number(status.disproof_number),
     );
+    if status.expanded > 0 {
+        let percent = |part: u64| 100.0 * part as f64 / status.nodes.max(1) as f64;
+        text += &format!(
+            "expansions (tasks out of budget, children's estimates): {} nodes ({:.0}% of all); {} of the {} \
+             expanded nodes, {} nodes ({:.0}%), have nothing searched below them\n",
+            status.expanded_nodes,
+            percent(status.expanded_nodes),
+            status.expanded_unused,
+            status.expanded,
+            status.expanded_unused_nodes,
+            percent(status.expanded_unused_nodes),
+        );
+    }
     for child in &status.first_level {
         text += &format!(
             "  turn {:<12} {:?} (pn {}, dn {})\n",

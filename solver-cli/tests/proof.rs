@@ -63,6 +63,8 @@ fn a_proof_is_grown_checked_and_reported() {
     assert_eq!(status["open_leaves"], 0);
     assert!(status["first_level"].as_array().unwrap().iter().any(|c| c["status"] == "proven"));
     assert!(status["nodes"].as_u64().unwrap() > 0);
+    assert!(status["expanded_nodes"].as_u64().unwrap() <= status["nodes"].as_u64().unwrap());
+    assert!(status["expanded_unused"].as_u64().unwrap() <= status["expanded"].as_u64().unwrap());
     // A quick proof is less than an hour of task time: one hour of growth, ending proven.
     let progress = status["progress"].as_array().unwrap();
     assert_eq!(progress.len(), 1);

@@ -106,6 +106,13 @@ pub struct Status {
     pub refuted_leaves: usize,
     /// Nodes expanded after their task ran out of budget.
     pub expanded: usize,
+    /// Nodes their tasks searched before they were expanded.
+    pub expanded_nodes: u64,
+    /// Expanded nodes with nothing settled or expanded below them: their task's work served
+    /// the proof only through the bounds its table left elsewhere.
+    pub expanded_unused: usize,
+    /// Nodes the tasks of `expanded_unused` searched.
+    pub expanded_unused_nodes: u64,
     /// Open leaves whose answer still matters.
     pub open_leaves: usize,
     /// Nodes searched in all.
@@ -349,6 +356,14 @@ impl Tree {
             _ => Vec::new(),
         };
         let (nodes, seconds) = self.records.cost();
+        let has_record = |p: &Position| self.records.settled.contains_key(p) || self.records.expanded.contains_key(p);
+        let unused: Vec<u64> = self
+            .records
+            .expanded
+            .iter()
+            .filter(|(p, e)| !self.children(p, e).any(|(_, child, _)| has_record(&child)))
+            .map(|(_, e)| e.nodes)
+            .collect();
         let settled = self.records.settled.values();
         Status {
             rules: self.spec.rules.to_string(),
@@ -362,6 +377,9 @@ impl Tree {
             proven_leaves: settled.clone().filter(|s| s.holds).count(),
             refuted_leaves: settled.filter(|s| !s.holds).count(),
             expanded: self.records.expanded.len(),
+            expanded_nodes: self.records.expanded.values().map(|e| e.nodes).sum(),
+            expanded_unused: unused.len(),
+            expanded_unused_nodes: unused.iter().sum(),
             open_leaves,
             nodes,
             seconds,
@@ -410,5 +428,43 @@ mod tests {
         // Pooled with the others' (2..=10 here, 5..=14 there): nine in ten hold at most 13.
         assert!(!tree.too_big_for_a_task(&with_seeds(12), &elsewhere));
         assert!(tree.too_big_for_a_task(&with_seeds(13), &elsewhere));
+    }
+
+    /// An expansion of `position` under `tree`'s claim, every turn estimated at 0.
+    fn expansion(tree: &Tree, position: &Position, nodes: u64) -> Record {
+        let children = crate::moves::first_turns(&tree.spec().rules, position);
+        Record::Expanded(Expansion {
+            position: position.to_string(),
+            claim: tree.spec().node_claim(position).to_string(),
+            nodes,
+            seconds: 0.0,
+            children: children.iter().map(|(turn, _)| (turn.to_string(), 0)).collect(),
+        })
+    }
+
+    #[test]
+    fn status_counts_the_expansions_nothing_was_searched_below() {
+        let root = Position::start(4, 4).unwrap();
+        let spec = Spec::new(Rules::STANDARD, root, ">= 2".parse::<Claim>().unwrap(), 1000).unwrap();
+        let mut tree = Tree::new(spec);
+        tree.add(expansion(&tree, &root, 1000)).unwrap();
+        let children: Vec<Position> =
+            crate::moves::first_turns(&Rules::STANDARD, &root).into_iter().map(|(_, child)| child).collect();
+        // One child expanded with nothing below it yet, another settled by a search.
+        tree.add(expansion(&tree, &children[0], 1200)).unwrap();
+        let settled = Settled {
+            position: children[1].to_string(),
+            claim: tree.spec().node_claim(&children[1]).to_string(),
+            holds: true,
+            by: SettledBy::Search,
+            nodes: 7,
+            seconds: 0.0,
+            from: None,
+        };
+        tree.add(Record::Settled(settled)).unwrap();
+        let status = tree.status(0);
+        assert_eq!((status.expanded, status.expanded_nodes), (2, 2200));
+        assert_eq!((status.expanded_unused, status.expanded_unused_nodes), (1, 1200), "the child's, not the root's");
+        assert_eq!(status.nodes, 2207);
     }
 }
