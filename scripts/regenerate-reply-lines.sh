@@ -5,7 +5,13 @@
 # it and serves it from every position along it; where a search of such a position runs out of
 # time, `kalah query`, the service and the board answer from the line (its move proven best).
 # Over the 24-seed databases (DB, default data/db), 2 threads beside a proof run (2026-11-26,
-# empty capture): 48 to 291 s a position, but none in 600 s after turn 1 (North wins by 10).
+# empty capture): 48 to 291 s a position, but none in 600 s after turn 1 (North wins by 10);
+# standard: after 2 3, 2 4, 2 5, 2 6 and 3, but none in 900 s after 1, 2 1, 4, 5 and 6 (beside a
+# proof run and a benchmark).
+# Lines already in the file are kept, and their positions not solved again (delete the file to
+# solve every one anew). A position whose solve gives up after TIME_LIMIT seconds (default 900)
+# is left without a line, said on stderr, and the rest go on: run it again, with more time or on a
+# larger machine, to fill the gaps.
 # Usage: scripts/regenerate-reply-lines.sh [RULES...]    (default: empty-capture standard)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,13 +26,23 @@ kalah="${KALAH:-target/release/kalah}"
 out="data/results/lines-replies-6x5.jsonl"
 tmp="$out.tmp"
 : >"$tmp"
+if [ -f "$out" ]; then
+    cat "$out" >>"$tmp"
+fi
 for rules in "$@"; do
     # The job's items: a `start = "..."` line, then its `rules = "..."` line.
     grep -A1 '^start = ' data/jobs/replies-6x5.toml | paste - - - 2>/dev/null \
         | sed -n "s/^start = \"\\(.*\\)\"\\trules = \"$rules\".*/\\1/p" | while read -r position; do
+        if awk -v r="{\"rules\":\"$rules\"," -v p="\"start\":\"$position\"" \
+            'index($0, r) == 1 && index($0, p) { found = 1 } END { exit !found }' "$tmp"; then
+            echo "== $rules $position: in the file already ==" >&2
+            continue
+        fi
         echo "== $rules $position ==" >&2
-        "$kalah" solve "$position" --rules "$rules" --db "$db" --db-layout packed --threads 2 \
-            --table-mb 2048 --json --no-openings >>"$tmp"
+        if ! "$kalah" solve "$position" --rules "$rules" --db "$db" --db-layout packed --threads 2 \
+            --table-mb 2048 --json --no-openings --time-limit "${TIME_LIMIT:-900}" >>"$tmp"; then
+            echo "no line for $rules $position: no value within ${TIME_LIMIT:-900} s" >&2
+        fi
     done
 done
 mv "$tmp" "$out"
