@@ -104,9 +104,9 @@ pub struct Status {
     pub proven_leaves: usize,
     /// Nodes settled against the prover (every record).
     pub refuted_leaves: usize,
-    /// Nodes expanded after their task ran out of budget.
+    /// Nodes expanded: their task ran out of budget, or they held too many seeds for one.
     pub expanded: usize,
-    /// Nodes their tasks searched before they were expanded.
+    /// Nodes the expansions searched: the tasks out of budget and each child's estimate.
     pub expanded_nodes: u64,
     /// Expanded nodes with nothing settled or expanded below them: their task's work served
     /// the proof only through the bounds its table left elsewhere.
