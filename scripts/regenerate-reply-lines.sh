@@ -6,8 +6,8 @@
 # time, `kalah query`, the service and the board answer from the line (its move proven best).
 # Over the 24-seed databases (DB, default data/db), 2 threads beside a proof run (2026-11-26,
 # empty capture): 48 to 291 s a position, but none in 600 s after turn 1 (North wins by 10);
-# standard: after 2 3, 2 4, 2 5, 2 6 and 3, but none in 900 s after 1, 2 1, 4, 5 and 6 (beside a
-# proof run and a benchmark).
+# standard: 22 to 840 s after 2 3, 2 4, 2 5, 2 6, 3, 4 and 5, but none in 900 s after 1 and 2 1
+# (beside a proof run and benchmarks).
 # Lines already in the file are kept, and their positions not solved again (delete the file to
 # solve every one anew). A position whose solve gives up after TIME_LIMIT seconds (default 900)
 # is left without a line, said on stderr, and the rest go on: run it again, with more time or on a
