@@ -108,6 +108,11 @@ pub struct Records {
 }
 
 impl Records {
+    /// Whether any record, settled or expanded, is about `position`.
+    pub fn has(&self, position: &Position) -> bool {
+        self.settled.contains_key(position) || self.expanded.contains_key(position)
+    }
+
     /// Adds one record; one that contradicts an earlier one is an error, one that repeats it
     /// is dropped. Returns whether it was new.
     pub fn add(&mut self, record: Record) -> Result<bool, ProofError> {

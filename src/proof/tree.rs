@@ -189,8 +189,7 @@ impl Tree {
     /// under its logs).
     pub fn check_root(&self) -> Result<(), ProofError> {
         let records = &self.records;
-        let has_root = records.settled.contains_key(&self.spec.root) || records.expanded.contains_key(&self.spec.root);
-        if records.settled.is_empty() && records.expanded.is_empty() || has_root {
+        if records.settled.is_empty() && records.expanded.is_empty() || records.has(&self.spec.root) {
             return Ok(());
         }
         Err(ProofError::Conflict {
@@ -356,12 +355,11 @@ impl Tree {
             _ => Vec::new(),
         };
         let (nodes, seconds) = self.records.cost();
-        let has_record = |p: &Position| self.records.settled.contains_key(p) || self.records.expanded.contains_key(p);
         let unused: Vec<u64> = self
             .records
             .expanded
             .iter()
-            .filter(|(p, e)| !self.children(p, e).any(|(_, child, _)| has_record(&child)))
+            .filter(|(p, e)| !self.children(p, e).any(|(_, child, _)| self.records.has(&child)))
             .map(|(_, e)| e.nodes)
             .collect();
         let settled = self.records.settled.values();
