@@ -412,6 +412,13 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     assert!(browser.text("loss").contains("best by its estimate"), "{}", browser.text("loss"));
     wait_for("the reply in the move list", || browser.move_list().contains('S').then_some(()));
 
+    // Playing South on empty-capture Kalah(6,6) after South's first turn 3: the proofs give
+    // North's value (0) at once but prove no move of North's best, so the reply says so.
+    browser.navigate(&format!("{}/#rules=empty-capture&start=6+6+0+7+7+7+1+7+7+6+6+6+6+0+N&play=south", server.url));
+    wait_for("the engine's reply from the proofs", || browser.text("loss").contains("not proven").then_some(()));
+    assert!(browser.text("loss").contains("No move is proven best"), "{}", browser.text("loss"));
+    assert_eq!(browser.move_list(), "N 1", "the move with the best bounds: every one is at most 0, so the first");
+
     // Playing South on empty-capture Kalah(6,5) after 2 3: no search ends in a second, but the
     // shipped perfect line passes there, so North's reply is its move, 3, proven best.
     browser.navigate(&format!("{}/#rules=empty-capture&start=5+0+0+7+7+7+2+6+6+5+5+5+5+0+N&play=south", server.url));

@@ -196,9 +196,9 @@ fn bad_requests_are_400_with_a_message_and_the_page_is_served() {
     assert!(offer["rule_sets"].as_array().unwrap().iter().any(|set| set["name"] == "empty-capture"));
 }
 
-/// Kalah(6,6) after South's opening 2: out of any search's reach in a request's time, and not a
-/// position the shipped proofs map under standard rules.
-const AFTER_OPENING_2: &str = "6 0 7 7 7 7 1 7 6 6 6 6 6 0 N";
+/// Kalah(6,6) after South's opening 2 and North's 6: out of any search's reach in a request's
+/// time, and past the positions the shipped proofs map (the starts and their first turns).
+const PAST_THE_PROOFS: &str = "7 1 8 8 8 7 1 7 6 6 6 6 0 1 S";
 
 #[test]
 fn positions_out_of_reach_are_refused_in_time_and_clockwise_ones_searched() {
@@ -206,11 +206,10 @@ fn positions_out_of_reach_are_refused_in_time_and_clockwise_ones_searched() {
     let server = Server::start(root.path(), &["--time-limit", "0.5"]);
     let client = agent();
     let url = format!("{}/api/v1/position", server.url);
-    // Kalah(6,6) after South's opening 2 (no proof maps it under standard rules) with no
-    // database: far beyond half a second.
-    let far = kalah::parse_position(AFTER_OPENING_2).unwrap();
+    // Kalah(6,6) past what the proofs map, with no database: far beyond half a second.
+    let far = kalah::parse_position(PAST_THE_PROOFS).unwrap();
     let clock = Instant::now();
-    let (status, body) = get_json(&client, &url, &[("pos", AFTER_OPENING_2)]);
+    let (status, body) = get_json(&client, &url, &[("pos", PAST_THE_PROOFS)]);
     assert_eq!(status, 503, "{body}");
     assert!(body["error"].as_str().unwrap().contains("time limit"), "{body}");
     assert!(clock.elapsed() < Duration::from_secs(20), "answered after the limit, not hung");
@@ -231,7 +230,7 @@ fn positions_out_of_reach_are_refused_in_time_and_clockwise_ones_searched() {
     assert_eq!(houses, [1, 2, 3, 4, 5, 6], "{body}");
     // The mainline endpoint keeps the same limit.
     let mainline = format!("{}/api/v1/mainline", server.url);
-    let (status, _) = get_json(&client, &mainline, &[("pos", AFTER_OPENING_2)]);
+    let (status, _) = get_json(&client, &mainline, &[("pos", PAST_THE_PROOFS)]);
     assert_eq!(status, 503);
     // Clockwise sowing: searched with repetitions scored 0 (Kalah(3,3) clockwise is +2).
     let (status, body) = get_json(&client, &url, &[("pos", "3 3 3 0 3 3 3 0 S"), ("rules", "standard direction=cw")]);
@@ -250,7 +249,7 @@ fn requests_are_served_in_parallel() {
         let (server, slow_done) = (Arc::clone(&server), Arc::clone(&slow_done));
         std::thread::spawn(move || {
             let (status, _) =
-                get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", AFTER_OPENING_2)]);
+                get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", PAST_THE_PROOFS)]);
             slow_done.store(true, Ordering::SeqCst);
             status
         })

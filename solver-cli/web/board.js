@@ -494,7 +494,8 @@ function playMove(move) {
 
 // Perfect play's reply: one of the best moves, ties broken at random.
 function replyTo(answer) {
-  // Where proofs give only bounds, no move may be proven best: the one with the best bounds.
+  // Where proofs give only bounds, no move may be proven best: the one with the best bounds,
+  // said to be unproven.
   const proven = answer.moves.filter((move) => move.best);
   const best = proven.length ? proven : answer.moves.slice(0, 1);
   const move = best[Math.floor(Math.random() * best.length)];
@@ -503,6 +504,9 @@ function replyTo(answer) {
   state.plies.push({ side: answer.to_move, move: move.move, before: at, after: move.position, loss: 0 });
   state.cursor = state.plies.length;
   show();
+  if (!proven.length) {
+    $('loss').textContent = `No move is proven best here: the engine plays ${move.move}, the best by the proofs' bounds, not proven.`;
+  }
 }
 
 function swapSides() {

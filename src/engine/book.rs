@@ -167,7 +167,7 @@ pub struct OpeningBook {
     /// Every legal move's value at each position of a first turn, by house 0..m.
     moves: HashMap<(Rules, Position), Vec<(usize, i32)>>,
     /// What proofs establish at each position of a first turn of a start whose table is not
-    /// complete (the openings map of `kalah proof map`).
+    /// complete (the openings map of `kalah proof map`), and at the position each turn leaves.
     bounded: HashMap<(Rules, Position), Bounded>,
     /// The starts those positions belong to.
     maps: HashMap<(Rules, Position), StartMap>,
@@ -177,9 +177,9 @@ pub struct OpeningBook {
 
 /// The positions a first turn written as `turn` passes through, with the house played at each
 /// (0..m), from `start` under `rules`.
-fn turn_path(rules: &Rules, start: &Position, turn: &str) -> Result<Vec<(Position, usize)>, String> {
+fn turn_path(rules: &Rules, start: &Position, turn: &str) -> Result<(Vec<(Position, usize)>, Position), String> {
     let path = turn.parse::<Turn>().and_then(|t| t.path(rules, start));
-    Ok(path.map_err(|err| format!("opening '{turn}' is not a first turn: {err}"))?.0)
+    path.map_err(|err| format!("opening '{turn}' is not a first turn: {err}"))
 }
 
 /// Refuses a table whose openings leave out a legal move at a position of a first turn.
@@ -306,6 +306,7 @@ impl OpeningBook {
             proofs: BTreeSet<String>,
         }
         let mut at: HashMap<Position, Vec<MoveKnown>> = HashMap::new();
+        let mut after_turns = Vec::new();
         let mut map = StartMap {
             rules: rules.to_string(),
             position: start.to_string(),
@@ -318,7 +319,11 @@ impl OpeningBook {
             let (o_lower, o_upper) = (known.lower, known.upper);
             let proofs: BTreeSet<String> = known.lower_proofs.iter().chain(&known.upper_proofs).cloned().collect();
             map.openings.push(MapOpening { moves: opening.moves.clone(), known });
-            for (position, house) in turn_path(&rules, &start, &opening.moves)? {
+            let (path, after) = turn_path(&rules, &start, &opening.moves)?;
+            if !after.is_over(&rules) {
+                after_turns.push((after, (o_lower, o_upper), proofs.clone()));
+            }
+            for (position, house) in path {
                 let moves = at.entry(position).or_default();
                 match moves.iter_mut().find(|m| m.house == house) {
                     Some(known) => {
@@ -348,6 +353,14 @@ impl OpeningBook {
             }
             self.bounded.insert((rules, position), bounded);
         }
+        // After a first turn the other side moves: its value is the turn's, negated, and each of
+        // its moves is worth at most that (what each is worth, no proof says).
+        for (after, (o_lower, o_upper), proofs) in after_turns {
+            let (lower, upper) = (-o_upper, -o_lower);
+            let total = after.total_seeds() as i32;
+            let moves = after.legal_moves().map(|house| (house, -total, upper)).collect();
+            self.bounded.insert((rules, after), Bounded { lower, upper, moves, proofs });
+        }
         self.maps.insert((rules, start), map);
         Ok(())
     }
@@ -362,7 +375,7 @@ impl OpeningBook {
     ) -> Result<(), String> {
         let mut best_after: HashMap<Position, Vec<(usize, i32)>> = HashMap::new();
         for opening in &openings {
-            for (position, house) in turn_path(&rules, &start, &opening.moves)? {
+            for (position, house) in turn_path(&rules, &start, &opening.moves)?.0 {
                 let moves = best_after.entry(position).or_default();
                 match moves.iter_mut().find(|(h, _)| *h == house) {
                     Some((_, value)) => *value = (*value).max(opening.value),
@@ -415,8 +428,8 @@ impl OpeningBook {
         self.maps.values()
     }
 
-    /// What checked proofs establish at `position`, if it is a start of the openings map or lies
-    /// within a first turn of one.
+    /// What checked proofs establish at `position`, if it is a start of the openings map, lies
+    /// within a first turn of one or is where a first turn leaves the other side to move.
     pub(crate) fn bounded_answer(&self, rules: &Rules, position: &Position) -> Option<BoundedAnswer> {
         let bounded = self.bounded.get(&(rules.for_values(), *position))?;
         let proofs = bounded.proofs.iter().cloned().collect();
@@ -637,6 +650,19 @@ mod tests {
             p
         };
         assert_eq!(book.bounded_answer(&Rules::STANDARD, &after_one).unwrap().value, Some(4), "1 then 3");
+        // After a whole first turn North moves, at the turn's value negated: exact after 1 3,
+        // at least -4 after 2, with no move's value known.
+        let after = |rules: &Rules, turn: &str| turn.parse::<Turn>().unwrap().play(rules, &six).unwrap();
+        let north = book.bounded_answer(&Rules::STANDARD, &after(&Rules::STANDARD, "1 3")).unwrap();
+        assert_eq!((north.value, north.wdl), (Some(-4), Some("loss")));
+        assert!(north.proofs.contains(&"data/proofs/standard-6x6-ge-4".to_string()), "{:?}", north.proofs);
+        let north = book.bounded_answer(&Rules::STANDARD, &after(&Rules::STANDARD, "2")).unwrap();
+        assert_eq!((north.value, north.lower, north.upper), (None, -4, 72));
+        assert!(north.moves.len() == 6 && north.moves.iter().all(|m| (m.lower, m.upper, m.best) == (-72, 72, false)));
+        // Empty capture's turn 3 is worth 0 (as published): a draw for North too.
+        let north = book.bounded_answer(&empty_capture, &after(&empty_capture, "3")).unwrap();
+        assert_eq!((north.value, north.wdl), (Some(0), Some("draw")));
+        assert!(north.moves.iter().all(|m| m.upper == 0), "no move of North's is worth more than the position");
         let empty_six = book.bounded_answer(&empty_capture, &six).unwrap();
         assert_eq!((empty_six.value, empty_six.lower), (Some(2), 2));
         assert!(empty_six.moves.iter().any(|m| m.house == 2 && m.best));
