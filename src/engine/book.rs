@@ -176,7 +176,7 @@ pub struct OpeningBook {
 }
 
 /// The positions a first turn written as `turn` passes through, with the house played at each
-/// (0..m), from `start` under `rules`.
+/// (0..m), and the position it leaves, from `start` under `rules`.
 fn turn_path(rules: &Rules, start: &Position, turn: &str) -> Result<(Vec<(Position, usize)>, Position), String> {
     let path = turn.parse::<Turn>().and_then(|t| t.path(rules, start));
     path.map_err(|err| format!("opening '{turn}' is not a first turn: {err}"))
