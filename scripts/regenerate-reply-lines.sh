@@ -4,10 +4,10 @@
 # `kalah solve POSITION --json --no-openings` a line. The opening book checks each line as it reads
 # it and serves it from every position along it; where a search of such a position runs out of
 # time, `kalah query`, the service and the board answer from the line (its move proven best).
-# Over the 24-seed databases (DB, default data/db), 2 threads beside a proof run (2026-11-26,
-# empty capture): 48 to 291 s a position, but none in 600 s after turn 1 (North wins by 10);
-# standard: 22 to 840 s after 2 3, 2 4, 2 5, 2 6, 3, 4 and 5, but none in 900 s after 1 and 2 1
-# (beside a proof run and benchmarks).
+# Over the 24-seed databases (DB, default data/db), 2 threads beside a proof run (2026-11-26):
+# 22 to 840 s a position, but none in 600 to 900 s after turn 1 and, under standard rules, 2 1
+# and 6. Those four took 37 to 345 s on a lent 16-core machine over 28-seed databases, four
+# solves at once (THREADS=4 TABLE_MB=8192 DB_LAYOUT=bytes; 1.03 G nodes after standard's 1).
 # Lines already in the file are kept, and their positions not solved again (delete the file to
 # solve every one anew). A position whose solve gives up after TIME_LIMIT seconds (default 900)
 # is left without a line, said on stderr, and the rest go on: run it again, with more time or on a
@@ -39,8 +39,8 @@ for rules in "$@"; do
             continue
         fi
         echo "== $rules $position ==" >&2
-        if ! "$kalah" solve "$position" --rules "$rules" --db "$db" --db-layout packed --threads 2 \
-            --table-mb 2048 --json --no-openings --time-limit "${TIME_LIMIT:-900}" >>"$tmp"; then
+        if ! "$kalah" solve "$position" --rules "$rules" --db "$db" --db-layout "${DB_LAYOUT:-packed}" \
+            --threads "${THREADS:-2}" --table-mb "${TABLE_MB:-2048}" --json --no-openings --time-limit "${TIME_LIMIT:-900}" >>"$tmp"; then
             echo "no line for $rules $position: no value within ${TIME_LIMIT:-900} s" >&2
         fi
     done
