@@ -292,15 +292,16 @@ fn solve_without_openings_gives_the_value_and_a_line_that_reaches_it() {
 
 #[test]
 fn query_out_of_time_on_a_shipped_line_gives_its_value_and_move() {
-    // Empty-capture Kalah(6,5) after South's 2 3: no search without a database ends in a second.
-    let position = "5 0 0 7 7 7 2 6 6 5 5 5 5 0 N";
+    // Empty-capture Kalah(6,5) after South's 2 3 and North's 3, on the start's perfect line (no
+    // openings table starts there): no search without a database ends in a second.
+    let position = "6 0 0 7 7 7 2 6 6 0 6 6 6 1 S";
     let args = ["query", position, "--rules", "empty-capture", "--no-db", "--time-limit", "1"];
     let out = json(&[&args[..], &["--json"]].concat());
-    assert_eq!((out["source"].as_str(), out["value"].as_i64()), (Some("book"), Some(-12)), "{out}");
-    assert_eq!((out["moves"][0]["move"].as_u64(), out["moves"][0]["best"].as_bool()), (Some(3), Some(true)), "{out}");
+    assert_eq!((out["source"].as_str(), out["value"].as_i64()), (Some("book"), Some(12)), "{out}");
+    assert_eq!((out["moves"][0]["move"].as_u64(), out["moves"][0]["best"].as_bool()), (Some(1), Some(true)), "{out}");
     let text = String::from_utf8(kalah(&args).stdout).unwrap();
-    assert!(text.contains("value -12 for North (loss), the search ran out of time; a perfect line"), "{text}");
-    assert!(text.contains("   3 -12  best") && text.contains("   1 at most -12"), "{text}");
+    assert!(text.contains("value +12 for South (win), the search ran out of time; a perfect line"), "{text}");
+    assert!(text.contains("   1 +12  best") && text.contains("   4 at most +12"), "{text}");
 }
 
 #[test]

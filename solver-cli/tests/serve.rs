@@ -301,6 +301,8 @@ fn max_seeds_limits_the_database_and_preload_loads_it_first() {
 
 /// Empty-capture Kalah(6,5) after South's best first turn, 2 3: on the shipped perfect line.
 const AFTER_2_3_EMPTY_CAPTURE: &str = "5 0 0 7 7 7 2 6 6 5 5 5 5 0 N";
+/// Then North's 3, the reply of empty capture's start line: South to move, on that line only.
+const AFTER_2_3_3_EMPTY_CAPTURE: &str = "6 0 0 7 7 7 2 6 6 0 6 6 6 1 S";
 
 #[test]
 fn starts_and_their_first_turns_are_answered_from_the_book_at_once() {
@@ -319,15 +321,23 @@ fn starts_and_their_first_turns_are_answered_from_the_book_at_once() {
         get_json(&client, &url, &[("pos", two["position"].as_str().unwrap()), ("rules", "empty-capture")]);
     assert_eq!((status, after["source"].as_str(), after["value"].as_i64()), (200, Some("book"), Some(12)), "{after}");
     assert_eq!(after["moves"][0]["move"], 3);
-    // After the whole turn 2 3, North to move, no table holds the position and no search ends in
-    // 0.1 s, but the shipped line passes there: its value and its reply, 3, the others at most.
+    // After the whole turn 2 3, North to move: the replies job's table gives every reply's value.
     let north = [("pos", AFTER_2_3_EMPTY_CAPTURE), ("rules", "empty-capture")];
+    let (status, replies) = get_json(&client, &url, &north);
+    assert_eq!((status, replies["source"].as_str(), replies["value"].as_i64()), (200, Some("book"), Some(-12)));
+    let moves = replies["moves"].as_array().unwrap();
+    let best: Vec<u64> = moves.iter().filter(|m| m["best"] == true).map(|m| m["move"].as_u64().unwrap()).collect();
+    assert_eq!(best, [1, 3], "{replies}");
+    assert!(moves.iter().all(|m| m["value"].as_i64().is_some_and(|v| v <= -12)), "{replies}");
+    // Then North's 3: no table holds the position and no search ends in 0.1 s, but the shipped
+    // line passes there: its value and its move, 1, the others at most.
+    let south = [("pos", AFTER_2_3_3_EMPTY_CAPTURE), ("rules", "empty-capture")];
     for _ in 0..2 {
-        let (status, line) = get_json(&client, &url, &north);
-        assert_eq!((status, line["source"].as_str(), line["value"].as_i64()), (200, Some("book"), Some(-12)), "{line}");
+        let (status, line) = get_json(&client, &url, &south);
+        assert_eq!((status, line["source"].as_str(), line["value"].as_i64()), (200, Some("book"), Some(12)), "{line}");
         let moves = line["moves"].as_array().unwrap();
-        assert_eq!((moves[0]["move"].as_u64(), moves[0]["best"].as_bool()), (Some(3), Some(true)), "{line}");
-        assert!(moves[1..].iter().all(|m| m["value"].is_null() && m["upper"] == -12 && m["best"] == false), "{line}");
+        assert_eq!((moves[0]["move"].as_u64(), moves[0]["best"].as_bool()), (Some(1), Some(true)), "{line}");
+        assert!(moves[1..].iter().all(|m| m["value"].is_null() && m["upper"] == 12 && m["best"] == false), "{line}");
         // It stands in for a search out of time, so it is not kept in place of a later one's.
         assert_eq!(line["cached"], false, "{line}");
     }
@@ -341,9 +351,13 @@ fn starts_and_their_first_turns_are_answered_from_the_book_at_once() {
     let (status, body) = get_json(&client, &openings, &[("pos", "4x4")]);
     assert_eq!(status, 404, "{body}");
     let (_, offer) = get_json(&client, &format!("{}/api/v1/rules", server.url), &[]);
-    // Kalah(6,4) and (6,5) from every shipped table (7 and 5 rule sets), (6,6) from the proofs' map.
+    // Kalah(6,4) and (6,5) from every shipped table (7 and 5 rule sets), (6,6) from the proofs' map;
+    // and, North to move, the positions after Kalah(6,5)'s first turns that the replies job settled.
     let starts = offer["openings"].as_array().unwrap();
-    assert_eq!(starts.len(), 14, "{offer}");
+    let (south, north): (Vec<&Value>, Vec<&Value>) =
+        starts.iter().partition(|s| s["position"].as_str().unwrap().ends_with('S'));
+    assert_eq!(south.len(), 14, "{offer}");
+    assert!(north.len() >= 6, "{offer}");
     let (status, bga) = get_json(&client, &openings, &[("pos", "6x4"), ("rules", "bga")]);
     assert_eq!((status, bga["value"].as_i64()), (200, Some(8)), "{bga}");
     let mapped: Vec<&Value> = starts.iter().filter(|s| s["source"] == "proof").collect();

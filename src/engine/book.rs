@@ -194,7 +194,7 @@ fn every_move_covered<T>(start: &str, moves: &HashMap<Position, Vec<T>>) -> Resu
 
 /// The result files shipped with the crate, by name: built in, so that every front end answers
 /// their starts on a fresh clone with no database and no files beside the binary.
-const SHIPPED: [(&str, &str); 5] = [
+const SHIPPED: [(&str, &str); 6] = [
     ("data/results/openings-6x4.jsonl", include_str!("../../data/results/openings-6x4.jsonl")),
     (
         "data/results/openings-6x4-rule-systems.jsonl",
@@ -206,6 +206,7 @@ const SHIPPED: [(&str, &str); 5] = [
         include_str!("../../data/results/openings-6x5-rule-systems.jsonl"),
     ),
     ("data/results/openings-6x6.jsonl", include_str!("../../data/results/openings-6x6.jsonl")),
+    ("data/results/openings-replies-6x5.jsonl", include_str!("../../data/results/openings-replies-6x5.jsonl")),
 ];
 
 /// The perfect-play lines built into the binary: [`super::lines`].
@@ -480,6 +481,7 @@ impl OpeningBook {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Side;
 
     const START_4X2: &str = "2 2 2 2 0 2 2 2 2 0 S";
 
@@ -523,15 +525,18 @@ mod tests {
                 first[0],
                 table.best
             );
-            assert!(line.game_over && line.south_margin == Some(table.value), "{}", table.rules);
+            // The tables of the replies job start with North to move, and value the mover's side.
+            let south_value = if start.to_move() == Side::South { table.value } else { -table.value };
+            assert!(line.game_over && line.south_margin == Some(south_value), "{}", table.rules);
         }
-        assert!(lines >= 12, "seven 6x4 lines and five 6x5 lines ship: {lines}");
+        assert!(lines >= 12, "seven 6x4 lines, five 6x5 lines and the 6x5 reply lines ship: {lines}");
     }
 
-    /// After the first turns of Kalah(6,5) that `lines-replies-6x5.jsonl` covers, a shipped line
-    /// gives North's perfect reply, at the value the openings table gives the turn.
+    /// After each first turn of Kalah(6,5) a shipped line (`lines-replies-6x5.jsonl`) gives
+    /// North's perfect reply, and a settled item of the replies job (`openings-replies-6x5`) every
+    /// reply's value, both at the value the openings table gives the turn.
     #[test]
-    fn the_reply_lines_agree_with_the_openings_table() {
+    fn the_replies_agree_with_the_openings_table() {
         let book = OpeningBook::shipped().unwrap();
         let start = Position::start(6, 5).unwrap();
         // Turn 2 3 through each start's line; the others from the solves that
@@ -540,14 +545,21 @@ mod tests {
         let expected: [(Rules, &[&str]); 2] = [(Rules::EMPTY_CAPTURE, every_turn), (Rules::STANDARD, every_turn)];
         for (rules, reply_lines) in expected {
             let table = book.start(&rules, &start).unwrap();
-            let mut covered = Vec::new();
+            let (mut covered, mut tables) = (Vec::new(), 0);
             for opening in &table.openings {
                 let (_, after) = opening.moves.parse::<Turn>().unwrap().path(&rules, &start).unwrap();
+                if let Some(replies) = book.start(&rules, &after) {
+                    assert_eq!(replies.value, -opening.value, "{rules}, after {}: the replies' table", opening.moves);
+                    tables += 1;
+                }
                 let Some(line) = book.mainline(&rules, &after) else { continue };
                 assert_eq!(line.value, -opening.value, "{rules}, after {}: North's value", opening.moves);
                 covered.push(opening.moves.as_str());
             }
             assert_eq!(covered, reply_lines, "{rules}: the first turns with a reply line");
+            // Settled so far: empty capture's 1, 2 1 and 2 3 to 2 6.
+            let settled = if rules == Rules::EMPTY_CAPTURE { 6 } else { 0 };
+            assert!(tables >= settled, "{rules}: {tables} tables of replies");
         }
     }
 
