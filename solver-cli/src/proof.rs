@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use kalah::moves::Turn;
-use kalah::proof::{self, Claim, ProofError, RunOptions, Spec, Status, TaskOutcome, Tree};
+use kalah::proof::{self, Claim, ProofError, RunOptions, Spec, Status, TaskOutcome, TaskReport, Tree};
 use kalah::shard::Shard;
 use serde::Serialize;
 
@@ -282,26 +282,9 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
     let clock = Instant::now();
     let quiet = args.json;
     let report = proof::work(&args.dir, &mut tree, &mut search, &run_options, |task, tree| {
-        if quiet {
-            return;
+        if !quiet {
+            eprintln!("{}", task_line(clock, task, tree));
         }
-        let what = match task.outcome {
-            TaskOutcome::Settled { holds: true } => "holds".to_string(),
-            TaskOutcome::Settled { holds: false } => "fails".to_string(),
-            TaskOutcome::Expanded { children } => format!("expanded into {children}"),
-        };
-        let status = tree.status(0);
-        eprintln!(
-            "[{:>7.0} s] {} ({} seeds): {what} ({} nodes, {:.1} s); root pn {} dn {}, {} open leaves",
-            clock.elapsed().as_secs_f64(),
-            task.position,
-            task.seeds,
-            task.nodes,
-            task.seconds,
-            number(status.proof_number),
-            number(status.disproof_number),
-            status.open_leaves,
-        );
     })?;
     let status = tree.status(5);
     if args.json {
@@ -357,6 +340,27 @@ fn progress_text(progress: &[proof::HourOfWork]) -> String {
 }
 
 /// A proof or disproof number: "inf" for a node settled the other way.
+/// One line of a run's progress, after each task: what it did and where the proof stands.
+fn task_line(clock: Instant, task: &TaskReport, tree: &Tree) -> String {
+    let what = match task.outcome {
+        TaskOutcome::Settled { holds: true } => "holds".to_string(),
+        TaskOutcome::Settled { holds: false } => "fails".to_string(),
+        TaskOutcome::Expanded { children } => format!("expanded into {children}"),
+    };
+    let status = tree.status(0);
+    format!(
+        "[{:>7.0} s] {} ({} seeds): {what} ({} nodes, {:.1} s); root pn {} dn {}, {} open leaves",
+        clock.elapsed().as_secs_f64(),
+        task.position,
+        task.seeds,
+        task.nodes,
+        task.seconds,
+        number(status.proof_number),
+        number(status.disproof_number),
+        status.open_leaves,
+    )
+}
+
 fn number(n: u64) -> String {
     if n >= proof::tree::INFINITE { "inf".to_string() } else { n.to_string() }
 }
@@ -684,7 +688,10 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
                 shared: std::sync::Arc::new(shared),
                 ..RunOptions::with_task_nodes(spec.task_nodes)
             };
-            let report = proof::work(&dir, &mut tree, &mut search, &run_options, |_, _| {})?;
+            let clock = Instant::now();
+            let report = proof::work(&dir, &mut tree, &mut search, &run_options, |task, tree| {
+                eprintln!("{}", task_line(clock, task, tree));
+            })?;
             eprintln!(
                 "{}: {} tasks, {} nodes, {}",
                 dir.display(),
