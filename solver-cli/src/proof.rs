@@ -185,9 +185,10 @@ pub struct MapArgs {
 pub struct OpeningsArgs {
     #[command(flatten)]
     target: MapTarget,
-    /// Nodes a task of a new test may search before its node is expanded.
-    #[arg(long, value_name = "N", default_value_t = proof::DEFAULT_TASK_NODES)]
-    task_nodes: u64,
+    /// Nodes a task may search before its node is expanded, in every test this run grows (a new
+    /// test keeps it in its proof.toml) [default: each test's proof.toml; 300,000,000 for a new one].
+    #[arg(long, value_name = "N")]
+    task_nodes: Option<u64>,
     /// First guesses of the turns' values: a CSV of `opening,value` rows such as
     /// data/published/openings-6x6-empty-capture.csv (the published table: each turn is then
     /// tested at its published value first). Turns it leaves out start from the search's estimate.
@@ -625,7 +626,7 @@ fn map(args: &MapArgs) -> anyhow::Result<String> {
 fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
     let Target { rules, start, name: start_name, stem } = args.target.resolve()?;
     let proofs = &args.target.proofs;
-    if args.task_nodes == 0 {
+    if args.task_nodes == Some(0) {
         return Err(input_error("--task-nodes must be at least 1"));
     }
     Spec::new(rules, start, Claim { bound: proof::Bound::AtLeast, value: 0 }, 1).map_err(input_error)?;
@@ -671,7 +672,8 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
             };
             let Some(test) = proof::openings::next_test(opening.lower, opening.upper, guess, step) else { break map };
             let dir = proof::openings::test_dir(proofs, &rules, &start_name, &opening.moves, test);
-            Spec::new(rules, *after, proof::openings::turn_claim(test), args.task_nodes)
+            let task_nodes = args.task_nodes.unwrap_or(proof::DEFAULT_TASK_NODES);
+            Spec::new(rules, *after, proof::openings::turn_claim(test), task_nodes)
                 .map_err(|err| anyhow::anyhow!(err))?
                 .create(&dir)?;
             eprintln!("turn {}: testing >= {} in {}", opening.moves, signed(test), dir.display());
@@ -686,7 +688,7 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
                 deadline,
                 interrupt: Some(interrupt.clone()),
                 shared: std::sync::Arc::new(shared),
-                ..RunOptions::with_task_nodes(spec.task_nodes)
+                ..RunOptions::with_task_nodes(args.task_nodes.unwrap_or(spec.task_nodes))
             };
             let clock = Instant::now();
             let report = proof::work(&dir, &mut tree, &mut search, &run_options, |task, tree| {

@@ -188,6 +188,9 @@ fn the_driver_proves_every_first_turn_exact_and_goes_on_where_it_stopped() {
                 .unwrap()
                 .any(|f| f.unwrap().file_name().to_string_lossy().starts_with("check-"));
             assert!(checked, "{}", dir.display());
+            // Each test keeps the budget the run that began it was given.
+            let spec = std::fs::read_to_string(dir.join("proof.toml")).unwrap();
+            assert!(spec.contains("task_nodes = 2000\n"), "{spec}");
         }
         let text = std::fs::read_to_string(stem.with_extension("jsonl")).unwrap();
         assert_eq!(text.lines().count(), 1);
