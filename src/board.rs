@@ -131,6 +131,13 @@ impl Position {
         Ok(Position { cells, houses: houses as u8, to_move: Side::South })
     }
 
+    /// Whether this is a game's start: every house holds the same seeds, stores empty, South to
+    /// move (where the pie rule's swap follows the first turn).
+    pub fn is_start(&self) -> bool {
+        let per_house = self.total_seeds() / (2 * self.houses() as u32);
+        Position::start(self.houses(), per_house).is_ok_and(|start| start == *self)
+    }
+
     /// Builds a position from the 2m+2 bin counts in bin order (South's houses, South's store,
     /// North's houses, North's store) and the side to move.
     pub fn from_bins(bins: &[u32], to_move: Side) -> Result<Position, BoardError> {

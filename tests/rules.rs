@@ -113,3 +113,14 @@ fn the_pie_rule_allows_one_swap_right_after_the_first_turn() {
         matches!(err, ReplayFailure::Illegal(e) if e.reason == IllegalMove::SwapNotAllowed("the pie rule is off (use --pie)"))
     );
 }
+
+#[test]
+fn a_start_is_every_house_equal_the_stores_empty_and_south_to_move() {
+    assert!(kalah::Position::start(6, 4).unwrap().is_start());
+    assert!(kalah::Position::start(3, 1).unwrap().is_start());
+    for not_a_start in
+        ["4 4 4 4 4 4 0 4 4 4 4 4 4 0 N", "5 5 5 5 0 6 1 5 5 5 5 5 5 0 S", "4 4 4 4 4 3 1 4 4 4 4 4 4 0 S"]
+    {
+        assert!(!parse_position(not_a_start).unwrap().is_start(), "{not_a_start}");
+    }
+}

@@ -232,7 +232,10 @@ fn the_board_plays_navigates_and_keeps_the_game_in_its_address() {
     let browser = Browser::open(&driver);
     browser.navigate(&format!("{}/", server.url));
 
-    // Kalah(4,3) from the menus.
+    // Kalah(4,3) from the menus, once the page has filled them from `/rules`.
+    wait_for("the menus", || {
+        (browser.script("return document.querySelector(\"#houses option[value='4']\") !== null") == true).then_some(())
+    });
     browser.click("#houses option[value='4']");
     browser.click("#seeds option[value='3']");
     browser.click("#rules option[value='standard']");
@@ -428,6 +431,11 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
         (list == "N 3" || list.starts_with("N 1 ")).then_some(())
     });
     assert!(browser.text("loss").is_empty(), "no unproven move: {}", browser.text("loss"));
+    // Its openings explorer gives North's replies, with no pie rule after the first turn.
+    wait_for("the replies' explorer", || {
+        browser.text("explorer-summary").starts_with("Value -12 for North (best: 1 2, 1 3, 3)").then_some(())
+    });
+    assert!(!browser.text("explorer-summary").contains("pie"), "{}", browser.text("explorer-summary"));
     // After the line's reply 3, South's turn is on the line: its answer says where it comes from.
     browser.navigate(&format!("{}/#rules=empty-capture&start=6+0+0+7+7+7+2+6+6+0+6+6+6+1+S", server.url));
     wait_for("the line's answer", || browser.text("source").contains("perfect line").then_some(()));

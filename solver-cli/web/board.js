@@ -552,11 +552,14 @@ async function showExplorer(offer) {
     return;
   }
   const proven = table.source === 'proof';
+  // A start has South to move; the replies job's tables start after South's first turn.
+  const mover = state.start.trim().endsWith('N') ? 'North' : 'South';
+  const pie = typeof table.pie_value === 'number'
+    ? `; under the pie rule ${signed(table.pie_value)} (fairest: ${table.fairest.join(', ')})` : '';
   $('explorer-summary').textContent = proven
     ? `Value ${valueText(table)} for South, proven by checked proofs (${[...new Set([...table.lower_proofs,
       ...table.upper_proofs])].join(', ')}); each first turn as far as they reach.`
-    : `Value ${signed(table.value)} for South (best: ${table.best.join(', ')}); ` +
-      `under the pie rule ${signed(table.pie_value)} (fairest: ${table.fairest.join(', ')}).`;
+    : `Value ${signed(table.value)} for ${mover} (best: ${table.best.join(', ')})${pie}.`;
   $('explorer-rows').replaceChildren(...table.openings.map((opening) => {
     const row = element('tr');
     const play = element('a', 'ply', opening.move);

@@ -35,11 +35,12 @@ pub struct StartTable {
     pub position: String,
     /// The first player's exact value.
     pub value: i32,
-    /// The first player's value when the opponent may swap after the first turn.
-    pub pie_value: i32,
+    /// The first player's value when the opponent may swap after the first turn; none for a
+    /// table of a later position (the replies job's), where no swap is offered.
+    pub pie_value: Option<i32>,
     /// The first turns reaching the value.
     pub best: Vec<String>,
-    /// The first turns reaching the pie value: the fairest.
+    /// The first turns reaching the pie value: the fairest (none without a pie value).
     pub fairest: Vec<String>,
     /// Every first turn.
     pub openings: Vec<BookOpening>,
@@ -389,7 +390,7 @@ impl OpeningBook {
         if value != record.known.value.unwrap_or(value) {
             return Err(format!("value {} is not the best opening's {value}", record.known.value.unwrap_or(value)));
         }
-        let pie_value = crate::answer::pie_value(openings.iter().map(|o| o.value)).ok_or("no openings")?;
+        let pie_value = start.is_start().then(|| crate::answer::pie_value(openings.iter().map(|o| o.value))).flatten();
         let with =
             |keep: &dyn Fn(i32) -> bool| openings.iter().filter(|o| keep(o.value)).map(|o| o.moves.clone()).collect();
         let table = StartTable {
@@ -398,7 +399,7 @@ impl OpeningBook {
             value,
             pie_value,
             best: with(&|v| v == value),
-            fairest: with(&|v| crate::answer::is_fairest(v, pie_value)),
+            fairest: pie_value.map_or_else(Vec::new, |pie| with(&|v| crate::answer::is_fairest(v, pie))),
             openings,
         };
         let rules = rules.for_values();
@@ -550,6 +551,7 @@ mod tests {
                 let (_, after) = opening.moves.parse::<Turn>().unwrap().path(&rules, &start).unwrap();
                 if let Some(replies) = book.start(&rules, &after) {
                     assert_eq!(replies.value, -opening.value, "{rules}, after {}: the replies' table", opening.moves);
+                    assert!(replies.pie_value.is_none() && replies.fairest.is_empty(), "no swap after the first turn");
                     tables += 1;
                 }
                 let Some(line) = book.mainline(&rules, &after) else { continue };
@@ -593,7 +595,7 @@ mod tests {
         let start = Position::start(4, 2).unwrap();
         let table = book.start(&rules, &start).unwrap();
         assert_eq!(table.value, solver.value(&start));
-        assert_eq!(Some(table.pie_value), crate::answer::pie_value(table.openings.iter().map(|o| o.value)));
+        assert_eq!(table.pie_value, crate::answer::pie_value(table.openings.iter().map(|o| o.value)));
         // The start and every position reached within South's first turn.
         let mut positions = vec![start];
         let mut answered = 0;
