@@ -340,7 +340,6 @@ fn progress_text(progress: &[proof::HourOfWork]) -> String {
     text
 }
 
-/// A proof or disproof number: "inf" for a node settled the other way.
 /// One line of a run's progress, after each task: what it did and where the proof stands.
 fn task_line(clock: Instant, task: &TaskReport, tree: &Tree) -> String {
     let what = match task.outcome {
@@ -362,6 +361,7 @@ fn task_line(clock: Instant, task: &TaskReport, tree: &Tree) -> String {
     )
 }
 
+/// A proof or disproof number: "inf" for a node settled the other way.
 fn number(n: u64) -> String {
     if n >= proof::tree::INFINITE { "inf".to_string() } else { n.to_string() }
 }

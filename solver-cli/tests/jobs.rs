@@ -131,6 +131,21 @@ fn a_job_gives_the_published_values_and_every_opening_and_a_rerun_redoes_nothing
 }
 
 #[test]
+fn a_later_positions_openings_have_its_movers_value_and_no_pie_value() {
+    // Kalah(3,3) after South's 2, North to move: the replies job's kind of item.
+    let dir = tempfile::tempdir().unwrap();
+    let after = "3 0 4 1 4 3 3 0 N";
+    let job = write_job(dir.path(), "replies", &format!("[[item]]\nstart = \"{after}\"\ncompute = \"openings\"\n"));
+    let out = run(&job, &dir.path().join("results"), &[]);
+    let item = &out["results"][0];
+    let solved = json_of(&kalah(&["solve", after, "--json"]), &["solve"]);
+    assert_eq!((&item["value"], &item["pie_value"]), (&solved["value"], &Value::Null), "{item}");
+    let start = json_of(&kalah(&["solve", "3x3", "--json"]), &["solve"]);
+    let two = start["openings"].as_array().unwrap().iter().find(|o| o["move"] == "2").unwrap();
+    assert_eq!(item["value"].as_i64(), two["value"].as_i64().map(|v| -v), "North's value is South's 2 negated");
+}
+
+#[test]
 fn a_killed_run_resumes_and_loses_at_most_the_task_in_flight() {
     let dir = tempfile::tempdir().unwrap();
     let job = write_job(dir.path(), "kill", "compute = \"openings\"\nrules = \"irving\"\n[[item]]\nstart = \"4x6\"\n");
