@@ -41,9 +41,10 @@ impl SharedBounds {
     }
 
     /// The bounds of every proof under `root` with the rules of `spec` (other than the one in
-    /// `except`): each leaf its logs settle, whoever settled it; and the seeds of the leaves
-    /// settled by a search in those with `spec`'s task budget. A proof that cannot be read is
-    /// skipped; its name and why come back with the bounds.
+    /// `except`): each leaf its logs settle, whoever settled it; and the seeds of the leaves a
+    /// search settled within `spec`'s task budget, whatever the budget of the proof it ran in
+    /// (a search that settled in fewer nodes would have settled under this budget too). A proof
+    /// that cannot be read is skipped; its name and why come back with the bounds.
     pub fn from_proofs(root: &Path, spec: &Spec, except: &Path) -> (SharedBounds, Vec<String>) {
         let mut shared = SharedBounds { rules: spec.rules, ..SharedBounds::default() };
         let mut skipped = Vec::new();
@@ -53,7 +54,7 @@ impl SharedBounds {
             if other.rules.for_values() != spec.rules.for_values() || other.root.houses() != spec.root.houses() {
                 continue;
             }
-            match shared.add_proof(&dir, other.task_nodes == spec.task_nodes) {
+            match shared.add_proof(&dir, spec.task_nodes) {
                 Ok(()) => {}
                 Err(err) => skipped.push(format!("{}: {err}", dir.display())),
             }
@@ -61,16 +62,16 @@ impl SharedBounds {
         (shared, skipped)
     }
 
-    /// Adds the leaves the proof in `dir` settled, and with `same_budget` the seeds of those its
-    /// searches settled.
-    fn add_proof(&mut self, dir: &Path, same_budget: bool) -> Result<(), ProofError> {
+    /// Adds the leaves the proof in `dir` settled, and the seeds of those its searches settled
+    /// within `task_nodes`.
+    fn add_proof(&mut self, dir: &Path, task_nodes: u64) -> Result<(), ProofError> {
         let name = dir.display().to_string();
         for record in read_records(dir)? {
             let Record::Settled(settled) = record else { continue };
             let (Ok(position), Ok(claim)) = (parse_position(&settled.position), settled.claim.parse::<Claim>()) else {
                 continue;
             };
-            if same_budget && settled.by == SettledBy::Search {
+            if settled.by == SettledBy::Search && settled.nodes <= task_nodes {
                 self.searched_seeds.push(position.seeds_on_board());
             }
             self.add(&position, if settled.holds { claim } else { claim.negated() }, &name);
@@ -78,8 +79,8 @@ impl SharedBounds {
         Ok(())
     }
 
-    /// The seeds on the board of every leaf a search settled in the proofs with the same task
-    /// budget.
+    /// The seeds on the board of every leaf a search settled within the task budget in the
+    /// proofs beside.
     pub(crate) fn searched_seeds(&self) -> &[u32] {
         &self.searched_seeds
     }
@@ -122,20 +123,21 @@ mod tests {
     use crate::proof::log::{Appender, Settled, log_path};
 
     /// A proof of `>= 2` at the Kalah(4,4) start under `rules` with tasks of `task_nodes`, in
-    /// `dir`, whose log settles each of `leaves` (bins, and whether a search settled it).
-    fn proof_settling(dir: &Path, rules: Rules, task_nodes: u64, leaves: &[([u32; 10], bool)]) {
+    /// `dir`, whose log settles each of `leaves` (bins, and the nodes of the search that settled
+    /// it: none where the table did).
+    fn proof_settling(dir: &Path, rules: Rules, task_nodes: u64, leaves: &[([u32; 10], Option<u64>)]) {
         let spec = Spec::new(rules, Position::start(4, 4).unwrap(), ">= 2".parse().unwrap(), task_nodes).unwrap();
         spec.create(dir).unwrap();
         let mut log = Appender::open(&log_path(dir, None)).unwrap();
-        for (bins, by_search) in leaves {
+        for (bins, search_nodes) in leaves {
             let position = Position::from_bins(bins, crate::board::Side::South).unwrap();
-            let by = if *by_search { SettledBy::Search } else { SettledBy::Table };
+            let by = if search_nodes.is_some() { SettledBy::Search } else { SettledBy::Table };
             let settled = Settled {
                 position: position.to_string(),
                 claim: ">= 2".to_string(),
                 holds: true,
                 by,
-                nodes: 1,
+                nodes: search_nodes.unwrap_or(1),
                 seconds: 0.0,
                 from: None,
             };
@@ -144,22 +146,28 @@ mod tests {
     }
 
     #[test]
-    fn the_seeds_searches_settled_come_only_from_proofs_with_the_same_rules_and_budget() {
+    fn the_seeds_searches_settled_come_from_proofs_with_the_same_rules_within_the_budget() {
         let root = tempfile::tempdir().unwrap();
         let at = |name: &str| root.path().join(name);
-        // 10 and 12 seeds on the board; the last seed of each in North's first house.
+        // 10 to 13 seeds on the board; the last seed of each in North's first house.
         let ten = [9, 0, 0, 0, 22, 1, 0, 0, 0, 0];
+        let eleven = [10, 0, 0, 0, 21, 1, 0, 0, 0, 0];
         let twelve = [11, 0, 0, 0, 20, 1, 0, 0, 0, 0];
-        proof_settling(&at("same"), Rules::STANDARD, 1000, &[(ten, true), (twelve, false)]);
-        proof_settling(&at("other-budget"), Rules::STANDARD, 2000, &[(twelve, true)]);
-        proof_settling(&at("other-rules"), Rules::EMPTY_CAPTURE, 1000, &[(twelve, true)]);
-        proof_settling(&at("own"), Rules::STANDARD, 1000, &[(twelve, true)]);
+        let thirteen = [12, 0, 0, 0, 19, 1, 0, 0, 0, 0];
+        proof_settling(&at("same"), Rules::STANDARD, 1000, &[(ten, Some(900)), (twelve, None)]);
+        // A bigger budget's search counts where it took no more than this budget.
+        proof_settling(&at("bigger-budget"), Rules::STANDARD, 2000, &[(eleven, Some(800)), (thirteen, Some(1500))]);
+        proof_settling(&at("smaller-budget"), Rules::STANDARD, 500, &[(twelve, Some(500))]);
+        proof_settling(&at("other-rules"), Rules::EMPTY_CAPTURE, 1000, &[(thirteen, Some(10))]);
+        proof_settling(&at("own"), Rules::STANDARD, 1000, &[(thirteen, Some(10))]);
         let own = Spec::load(&at("own")).unwrap();
         let (shared, skipped) = SharedBounds::from_proofs(root.path(), &own, &at("own"));
         assert!(skipped.is_empty(), "{skipped:?}");
-        assert_eq!(shared.searched_seeds(), &[10], "a search of the same rules and budget settled 10 seeds");
+        let mut seeds = shared.searched_seeds().to_vec();
+        seeds.sort_unstable();
+        assert_eq!(seeds, [10, 11, 12], "searches of the same rules within 1000 nodes");
         // Every leaf of the same rules is a bound, whatever settled it and whatever the budget.
-        assert_eq!(shared.len(), 3);
+        assert_eq!(shared.len(), 5);
     }
 
     #[test]

@@ -309,8 +309,8 @@ impl Tree {
 
     /// Whether the open leaf at `position` is better expanded at once than given a task: it holds
     /// more seeds than nine in ten of the nodes a search has settled so far, in this proof and
-    /// (`elsewhere`, their seeds) in others with its rules and budget, so its task would most
-    /// likely run out of budget, and a task that does is the costliest thing a run does (on
+    /// (`elsewhere`, their seeds) in others with its rules, within its budget, so its task would
+    /// most likely run out of budget, and a task that does is the costliest thing a run does (on
     /// empty-capture Kalah(6,5) <= 12 with 20 M-node tasks, 2.6 G of 3.4 G nodes).
     pub(crate) fn too_big_for_a_task(&self, position: &Position, elsewhere: &[u32]) -> bool {
         settled_seeds_quantile(&self.records, elsewhere, 0.9).is_some_and(|seeds| position.seeds_on_board() > seeds)
