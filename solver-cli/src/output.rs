@@ -15,11 +15,10 @@ pub fn write_stdout(text: &str) -> anyhow::Result<()> {
 
 /// "Kalah(6,4)" for a standard start, else the position text.
 pub fn describe_start(position: &Position) -> String {
-    let m = position.houses();
-    let seeds = u32::from(position.mover_houses()[0]);
-    match Position::start(m, seeds) {
-        Ok(start) if start == *position => format!("Kalah({m},{seeds})"),
-        _ => position.to_string(),
+    if position.is_start() {
+        format!("Kalah({},{})", position.houses(), position.mover_houses()[0])
+    } else {
+        position.to_string()
     }
 }
 

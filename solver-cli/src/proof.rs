@@ -544,13 +544,12 @@ fn merge(args: &MergeArgs) -> anyhow::Result<String> {
 /// A start as the map files name it: `MxN` for a standard start (with the default stem
 /// `data/results/openings-MxN`), else its position text (and no default stem).
 fn start_names(start: &kalah::Position) -> (String, Option<PathBuf>) {
-    let name = format!("{}x{}", start.houses(), start.mover_houses()[0]);
-    match kalah::Position::start(start.houses(), u32::from(start.mover_houses()[0])) {
-        Ok(standard) if standard == *start => {
-            let stem = PathBuf::from(format!("data/results/openings-{name}"));
-            (name, Some(stem))
-        }
-        _ => (start.to_string(), None),
+    if start.is_start() {
+        let name = format!("{}x{}", start.houses(), start.mover_houses()[0]);
+        let stem = PathBuf::from(format!("data/results/openings-{name}"));
+        (name, Some(stem))
+    } else {
+        (start.to_string(), None)
     }
 }
 

@@ -553,7 +553,7 @@ async function showExplorer(offer) {
   }
   const proven = table.source === 'proof';
   // A start has South to move; the replies job's tables start after South's first turn.
-  const mover = state.start.trim().endsWith('N') ? 'North' : 'South';
+  const mover = parsePosition(state.start).side === 'north' ? 'North' : 'South';
   const pie = typeof table.pie_value === 'number'
     ? `; under the pie rule ${signed(table.pie_value)} (fairest: ${table.fairest.join(', ')})` : '';
   $('explorer-summary').textContent = proven

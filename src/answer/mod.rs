@@ -48,6 +48,12 @@ pub fn pie_value(opening_values: impl IntoIterator<Item = i32>) -> Option<i32> {
     opening_values.into_iter().map(|v| -v.abs()).max()
 }
 
+/// [`pie_value`] of the openings of `position`'s table, where the pie rule offers its swap: only
+/// at a game's start, so `None` for a later position's table (the replies job's).
+pub fn pie_value_at(position: &Position, opening_values: impl IntoIterator<Item = i32>) -> Option<i32> {
+    if position.is_start() { pie_value(opening_values) } else { None }
+}
+
 /// Whether an opening worth `value` keeps the pie value `pie`: one of the fairest.
 pub fn is_fairest(value: i32, pie: i32) -> bool {
     -value.abs() == pie

@@ -390,7 +390,7 @@ impl OpeningBook {
         if value != record.known.value.unwrap_or(value) {
             return Err(format!("value {} is not the best opening's {value}", record.known.value.unwrap_or(value)));
         }
-        let pie_value = start.is_start().then(|| crate::answer::pie_value(openings.iter().map(|o| o.value))).flatten();
+        let pie_value = crate::answer::pie_value_at(&start, openings.iter().map(|o| o.value));
         let with =
             |keep: &dyn Fn(i32) -> bool| openings.iter().filter(|o| keep(o.value)).map(|o| o.moves.clone()).collect();
         let table = StartTable {

@@ -131,10 +131,7 @@ pub(crate) fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proo
             let values = values?;
             let value = *values.iter().max()?;
             result.value = Some(value);
-            // The pie rule's swap follows a game's first turn: a later position has no pie value.
-            if item.position.is_start() {
-                result.pie_value = crate::answer::pie_value(values.iter().copied());
-            }
+            result.pie_value = crate::answer::pie_value_at(&item.position, values.iter().copied());
             result.best = result.openings.iter().filter(|o| o.value == Some(value)).map(|o| o.moves.clone()).collect();
         }
     }
