@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Narrows the first turns of a start to their exact values for a while, the way a session with
+# spare cores does (issue "Kalah(6,6) mapped"): for each rule set in turn (by default empty capture,
+# whose published table gives the first guesses, then standard rules), skips it when the checked
+# proofs already make every first turn exact, builds its database when missing (MAX_SEEDS seeds:
+# 32 for 6 houses takes about 36 minutes and 17.9 GB on 2 cores; only one database is held at a
+# time), then runs `kalah proof openings` at nice 10 with a TABLE_MB table until SECONDS have
+# passed since the script began. The driver goes on from the proof directories alone; stop it
+# early with `kill -TERM` on `kalah proof openings`, then commit the proofs' logs and
+# data/results/openings-*.{csv,jsonl}.
+#   scripts/openings-session.sh SECONDS [RULES ...]
+# Environment: START (6x6), PROOFS (data/proofs), OUT (data/results/openings-START),
+# MAX_SEEDS (32), TABLE_MB (4096), MIN_BUILD_SECONDS (2700: a database is not begun with less
+# time left, as a build killed at the end would lose its top layer's work).
+set -euo pipefail
+usage="usage: openings-session.sh SECONDS [RULES ...]"
+seconds=${1:?$usage}
+shift
+rule_sets=("$@")
+(( ${#rule_sets[@]} > 0 )) || rule_sets=(empty-capture standard)
+start=${START:-6x6}
+proofs=${PROOFS:-data/proofs}
+out=${OUT:-data/results/openings-$start}
+max_seeds=${MAX_SEEDS:-32}
+table_mb=${TABLE_MB:-4096}
+min_build_seconds=${MIN_BUILD_SECONDS:-2700}
+[[ "$start" =~ ^([0-9]+)x([0-9]+)$ ]] || { echo "START=$start: expected MxN, e.g. 6x6" >&2; exit 2; }
+houses=${BASH_REMATCH[1]}
+end=$(( $(date +%s) + seconds ))
+mkdir -p "$proofs"
+cargo build --release -q -p solver-cli
+kalah=target/release/kalah
+for rules in "${rule_sets[@]}"; do
+    # The map reads the checked proofs only (no search, no database) and rewrites the result files.
+    map=$("$kalah" proof map "$start" --rules "$rules" --proofs "$proofs" --out "$out" --json)
+    if ! grep -q '"value":null' <<<"$map"; then
+        echo "$rules: every first turn of $start exact"
+        continue
+    fi
+    built=$("$kalah" info --houses "$houses" --rules "$rules" --json 2>/dev/null | grep -o '"max_seeds":[0-9]*' | cut -d: -f2 || true)
+    if (( ${built:-0} < max_seeds )); then
+        if (( end - $(date +%s) < min_build_seconds )); then
+            echo "$rules: its $max_seeds-seed database is missing and too little time is left to build it" >&2
+            break
+        fi
+        "$kalah" build --houses "$houses" --max-seeds "$max_seeds" --rules "$rules"
+    fi
+    left=$(( end - $(date +%s) ))
+    (( left > 60 )) || break
+    guesses=()
+    published="data/published/openings-$start-$rules.csv"
+    [[ -f "$published" ]] && guesses=(--guesses "$published")
+    nice -n 10 "$kalah" proof openings "$start" --rules "$rules" "${guesses[@]}" --proofs "$proofs" --out "$out" \
+        --threads "$(nproc)" --table-mb "$table_mb" --time-limit "$left"
+done
