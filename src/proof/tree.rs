@@ -251,10 +251,20 @@ impl Tree {
             Kind::Decided(false) => Numbers { proof: INFINITE, disproof: 0, free: false },
             Kind::Open => {
                 // An estimate on the wrong side of T makes the leaf look harder to settle the
-                // way it points away from.
+                // way it points away from. Where the other side moves, every one of its moves
+                // must be settled (where the prover moves, every one to refute): the leaf counts
+                // one for each from the start (Allis's mobility), so that a node expanded after
+                // its task failed is not left for a fresh sibling that looks cheaper only
+                // because it was never tried.
                 let gap = estimate.map_or(0, |e| e - self.spec.prover_bound());
                 let weight = |x: i32| 1 + x.clamp(0, ESTIMATE_WEIGHT_CAP) as u64;
-                Numbers { proof: weight(-gap), disproof: weight(gap + 1), free: !busy.contains(position) }
+                let moves = u64::from(position.legal_mask().count_ones().max(1));
+                let (proof_moves, disproof_moves) = if prover_moves { (1, moves) } else { (moves, 1) };
+                Numbers {
+                    proof: weight(-gap) * proof_moves,
+                    disproof: weight(gap + 1) * disproof_moves,
+                    free: !busy.contains(position),
+                }
             }
             Kind::Expanded(expansion) => {
                 let (mut sum, mut least, mut free) = (0u64, INFINITE, false);
@@ -426,6 +436,26 @@ mod tests {
         // Pooled with the others' (2..=10 here, 5..=14 there): nine in ten hold at most 13.
         assert!(!tree.too_big_for_a_task(&with_seeds(12), &elsewhere));
         assert!(tree.too_big_for_a_task(&with_seeds(13), &elsewhere));
+    }
+
+    #[test]
+    fn a_fresh_leaf_needs_a_proof_for_every_move_of_the_side_against_the_prover() {
+        let root = Position::start(4, 4).unwrap();
+        let spec = Spec::new(Rules::STANDARD, root, ">= 2".parse::<Claim>().unwrap(), 1000).unwrap();
+        let mut tree = Tree::new(spec);
+        // Fresh, the root (South, the prover, to move) needs one proof and a disproof per move
+        // (with no estimate, each disproof weighs 2: see `visit`).
+        let moves = |p: &Position| u64::from(p.legal_mask().count_ones());
+        let status = tree.status(0);
+        assert_eq!((status.proof_number, status.disproof_number), (1, 2 * moves(&root)));
+        tree.add(expansion(&tree, &root, 1000)).unwrap();
+        // Each child (North to move) needs a proof per North move, each weighed 3 (its estimate,
+        // 0, lies 2 below the claim); the root the cheapest child's, and a disproof of every child.
+        let children = crate::moves::first_turns(&Rules::STANDARD, &root);
+        let cheapest = children.iter().map(|(_, child)| 3 * moves(child)).min().unwrap();
+        let status = tree.status(0);
+        assert_eq!((status.proof_number, status.disproof_number), (cheapest, children.len() as u64));
+        assert!(cheapest > 3, "a leaf where the other side moves needs more than one proof");
     }
 
     /// An expansion of `position` under `tree`'s claim, every turn estimated at 0.
