@@ -258,6 +258,7 @@ impl Tree {
                 // because it was never tried.
                 let gap = estimate.map_or(0, |e| e - self.spec.prover_bound());
                 let weight = |x: i32| 1 + x.clamp(0, ESTIMATE_WEIGHT_CAP) as u64;
+                // At least 1: an open leaf's numbers stay above 0, which would read as settled.
                 let moves = u64::from(position.legal_mask().count_ones().max(1));
                 let (proof_moves, disproof_moves) = if prover_moves { (1, moves) } else { (moves, 1) };
                 Numbers {
