@@ -196,6 +196,13 @@ impl Table {
         });
     }
 
+    /// Empties the table: every entry is forgotten, as in a new table of the same size. Only
+    /// while no search uses it (an entry stored meanwhile may survive, which is harmless).
+    pub fn clear(&self) {
+        use rayon::prelude::*;
+        self.words().par_iter().for_each(|word| word.store(0, Ordering::Relaxed));
+    }
+
     /// Memory used, in bytes.
     pub fn bytes(&self) -> usize {
         self.len * 4
@@ -429,6 +436,20 @@ mod tests {
     /// The key of a 6-house position with these houses.
     fn k(houses: u128) -> TableKey {
         TableKey { houses, size: 6 }
+    }
+
+    #[test]
+    fn a_cleared_table_holds_nothing_and_stores_again() {
+        let table = Table::with_bytes(64 * Table::BUCKET_BYTES).unwrap();
+        let keys: Vec<TableKey> = (1..=40u128).map(|h| k(h * 0x9e37_79b9)).collect();
+        for (i, &key) in keys.iter().enumerate() {
+            table.store(key, -(i as i32), i as i32, 1, 1000);
+        }
+        assert!(keys.iter().filter(|&&key| table.probe(key).is_some()).count() > 30);
+        table.clear();
+        assert!(keys.iter().all(|&key| table.probe(key).is_none()), "every entry forgotten");
+        table.store(keys[0], 2, 2, 0, 1);
+        assert_eq!(table.probe(keys[0]), Some(Stored { lower: 2, upper: 2, best: 0, work: 1 }));
     }
 
     #[test]
