@@ -127,6 +127,10 @@ fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
     // Empty capture: +2 exactly (opening 2 at least +2, every first turn at most +2), as published.
     assert_eq!(empty_capture["value"].as_i64(), Some(2), "{empty_capture}");
     assert_eq!((empty_capture["lower"].as_i64(), empty_capture["wdl"].as_str()), (Some(2), Some("win")));
+    // Once every first turn is exact the answer still names the proofs it rests on.
+    assert_eq!(empty_capture["source"].as_str(), Some("proof"), "{empty_capture}");
+    let named = empty_capture["proofs"].as_array().unwrap();
+    assert!(named.contains(&serde_json::json!("data/proofs/empty-capture-6x6-le-2")), "{empty_capture}");
     // Opening 2 is proven best; first turns proven since may join it, none above +2.
     for m in empty_capture["moves"].as_array().unwrap() {
         assert!(m["upper"].as_i64() <= Some(2), "{m}");

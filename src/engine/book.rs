@@ -277,7 +277,7 @@ impl OpeningBook {
     }
 
     /// Adds an openings table: a complete one (every opening's exact value) to the exact book,
-    /// one with bounds to the bounded part.
+    /// one with bounds, or from checked proofs, to the bounded part.
     fn add(&mut self, record: &ResultLine) -> Result<(), String> {
         if record.compute != "openings" {
             return Ok(());
@@ -289,8 +289,12 @@ impl OpeningBook {
             .iter()
             .map(|o| o.known.value.map(|value| BookOpening { moves: o.moves.clone(), value }))
             .collect();
+        // A map of checked proofs stays one once every turn is exact: its answers name the proofs.
+        let from_proofs = !record.known.lower_proofs.is_empty() || !record.known.upper_proofs.is_empty();
         match exact {
-            Some(openings) if record.known.value.is_some() => self.add_exact(record, rules, start, openings),
+            Some(openings) if record.known.value.is_some() && !from_proofs => {
+                self.add_exact(record, rules, start, openings)
+            }
             _ => self.add_bounded(record, rules, start),
         }
     }
