@@ -9,6 +9,7 @@ use kalah::proof::log::read_records;
 use kalah::proof::log::{Record, log_path, logs_in};
 use kalah::proof::run::{Stop, read_logs};
 use kalah::proof::{self, Claim, Resample, RunOptions, RunReport, Spec, Tree};
+use kalah::search::table::TableKey;
 use kalah::search::{Search, SearchOptions};
 use kalah::shard::Shard;
 use kalah::{Position, Rules, Solver};
@@ -85,6 +86,27 @@ fn true_claims_are_proven_and_checked_false_ones_refuted() {
             assert_eq!(checked.refutation_passed(), !expected, "{what}: {checked:?}");
         }
     }
+}
+
+#[test]
+fn the_check_searches_from_an_empty_table_even_in_the_search_that_grew_the_proof() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Position::start(4, 4).unwrap();
+    let value = Solver::new(Rules::STANDARD).unwrap().value(&root);
+    let spec = new_proof(dir.path(), Rules::STANDARD, root, &format!(">= {value}"), 3_000);
+    let mut tree = load(dir.path());
+    let mut grown_by = search(spec.rules);
+    let options = RunOptions { idle_wait: Duration::ZERO, ..RunOptions::with_task_nodes(spec.task_nodes) };
+    let report = proof::work(dir.path(), &mut tree, &mut grown_by, &options, |_, _| {}).unwrap();
+    assert_eq!(report.proven, Some(true));
+    // A bound the check itself never looks at: still there, it would show that the table was
+    // not emptied and that what the proof's tasks left could answer for its leaves.
+    let elsewhere = Position::start(6, 6).unwrap();
+    grown_by.table().store(TableKey::of(&elsewhere), 0, 0, 0, 1 << 30);
+    assert!(grown_by.table().probe(TableKey::of(&elsewhere)).is_some());
+    let checked = proof::check(&spec, &records(dir.path()), Some(Resample::new(&mut grown_by, usize::MAX, 7))).unwrap();
+    assert!(checked.passed() && checked.sampled > 0, "{checked:?}");
+    assert!(grown_by.table().probe(TableKey::of(&elsewhere)).is_none(), "the table was not emptied");
 }
 
 #[test]

@@ -713,9 +713,6 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         let seed =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
         search.set_deadline(None);
-        // Every leaf is searched again from an empty table: the bounds the proof's own tasks
-        // left there must not answer for the leaves they settled.
-        search.table().clear();
         let mut resample = proof::Resample::new(&mut search, usize::MAX, seed);
         with_progress(&mut resample, &dir, true)?;
         let report = proof::check(&spec, &records, Some(resample))?;

@@ -284,7 +284,9 @@ impl Checker<'_> {
 }
 
 /// Checks the proof of `spec` recorded in `records` (every line of every log): the tree by the
-/// rules, then, with `resample`, a sample of its logged leaves searched again (none: no leaf is).
+/// rules, then, with `resample`, a sample of its logged leaves searched again (none: no leaf is),
+/// from an empty table: whatever the search held before (say the proof's own tasks' bounds, when
+/// the run that grew the proof checks it) must not answer for a leaf.
 pub fn check(spec: &Spec, records: &[Record], resample: Option<Resample<'_, '_>>) -> Result<CheckReport, ProofError> {
     let mut checker = Checker {
         spec,
@@ -329,6 +331,7 @@ pub fn check(spec: &Spec, records: &[Record], resample: Option<Resample<'_, '_>>
     report.proof_leaves = leaves.len();
     report.shown_at = nodes;
     if let Some(Resample { search, sample, seed, earlier, mut on_leaf }) = resample {
+        search.table().clear();
         let mut chosen = leaves.clone();
         chosen.sort_by_key(|p| xxhash_rust::xxh3::xxh3_64_with_seed(p.to_string().as_bytes(), seed));
         chosen.truncate(sample);
