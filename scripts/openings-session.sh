@@ -27,6 +27,12 @@ min_build_seconds=${MIN_BUILD_SECONDS:-2700}
 [[ "$start" =~ ^([0-9]+)x([0-9]+)$ ]] || { echo "START=$start: expected MxN, e.g. 6x6" >&2; exit 2; }
 houses=${BASH_REMATCH[1]}
 end=$(( $(date +%s) + seconds ))
+# `nice` ranks processes only within their autogroup (one per session): started with `setsid`,
+# this script has one of its own, which would take an equal share of the cores beside the work
+# of other sessions whatever its nice. So it lowers its own group, and only that.
+if [[ "$(ps -o sid= -p $$ | tr -d ' ')" == "$$" ]]; then
+    { echo 10 > "/proc/$$/autogroup"; } 2>/dev/null || true
+fi
 mkdir -p "$proofs"
 cargo build --release -q -p solver-cli
 kalah=target/release/kalah

@@ -19,6 +19,12 @@ rules=$(sed -n 's/^rules = "\(.*\)"$/\1/p' "$dir/proof.toml")
 root=$(sed -n 's/^root = "\(.*\)"$/\1/p' "$dir/proof.toml")
 # The root is 2m+2 bin counts and the side to move.
 houses=$(( ($(wc -w <<<"$root") - 3) / 2 ))
+# `nice` ranks processes only within their autogroup (one per session): started with `setsid`,
+# this script has one of its own, which would take an equal share of the cores beside the work
+# of other sessions whatever its nice. So it lowers its own group, and only that.
+if [[ "$(ps -o sid= -p $$ | tr -d ' ')" == "$$" ]]; then
+    { echo 10 > "/proc/$$/autogroup"; } 2>/dev/null || true
+fi
 cargo build --release -q -p solver-cli
 kalah=target/release/kalah
 # A build over a complete database would read every layer only to find it done: ask first.
