@@ -411,15 +411,19 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     // Playing North against the engine from that unsolved Kalah(6,6) position: South's reply is
     // the move the server's estimate rates best, said to be unproven; never a move at random.
     browser.navigate(&format!("{}/#rules=standard&start=7+0+7+7+7+7+1+0+7+7+7+7+7+1+S&play=north", server.url));
-    wait_for("the engine's unproven reply", || browser.text("loss").contains("not proven").then_some(()));
-    assert!(browser.text("loss").contains("best by its estimate"), "{}", browser.text("loss"));
+    wait_for("the engine's unproven reply", || browser.text("loss").contains("best by its estimate").then_some(()));
+    assert!(browser.text("loss").ends_with("not proven."), "{}", browser.text("loss"));
     wait_for("the reply in the move list", || browser.move_list().contains('S').then_some(()));
 
     // Playing South on empty-capture Kalah(6,6) after South's first turn 3: the proofs give
     // North's value (0) at once but prove no move of North's best, so the reply says so.
     browser.navigate(&format!("{}/#rules=empty-capture&start=6+6+0+7+7+7+1+7+7+6+6+6+6+0+N&play=south", server.url));
-    wait_for("the engine's reply from the proofs", || browser.text("loss").contains("not proven").then_some(()));
-    assert!(browser.text("loss").contains("No move is proven best"), "{}", browser.text("loss"));
+    // (Wait for this reply's own words: until the new start is loaded, the box still holds the
+    // previous game's "not proven".)
+    wait_for("the engine's reply from the proofs", || {
+        browser.text("loss").contains("No move is proven best").then_some(())
+    });
+    assert!(browser.text("loss").ends_with("not proven."), "{}", browser.text("loss"));
     assert_eq!(browser.move_list(), "N 1", "the move with the best bounds: every one is at most 0, so the first");
 
     // Playing South on empty-capture Kalah(6,5) after 2 3: no search ends in a second, but the
@@ -438,6 +442,7 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     assert!(!browser.text("explorer-summary").contains("pie"), "{}", browser.text("explorer-summary"));
     // After the line's reply 3, South's turn is on the line: its answer says where it comes from.
     browser.navigate(&format!("{}/#rules=empty-capture&start=6+0+0+7+7+7+2+6+6+0+6+6+6+1+S", server.url));
+    browser.wait_for_shown("6 0 0 7 7 7 2 6 6 0 6 6 6 1 S");
     wait_for("the line's answer", || browser.text("source").contains("perfect line").then_some(()));
     assert_eq!(
         browser.house_values("south")[0],
