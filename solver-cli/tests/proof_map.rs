@@ -114,10 +114,13 @@ fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
     let clock = std::time::Instant::now();
     let standard = json_of(&kalah(&["query", "6x6", "--db", db, "--json"]));
     assert_eq!((standard["value"].as_i64(), standard["source"].as_str()), (Some(4), Some("proof")), "{standard}");
-    assert_eq!(
-        standard["proofs"],
-        serde_json::json!(["data/proofs/standard-6x6-ge-4", "data/proofs/standard-6x6-le-4"])
-    );
+    // The start's value rests on these two; the first turns' bounds name the driver's tests too,
+    // which grow as `kalah proof openings` goes on.
+    let proofs: Vec<&str> = standard["proofs"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+    for needed in ["data/proofs/standard-6x6-ge-4", "data/proofs/standard-6x6-le-4"] {
+        assert!(proofs.contains(&needed), "{proofs:?}");
+    }
+    assert!(proofs.iter().all(|p| p.starts_with("data/proofs/standard-6x6-")), "{proofs:?}");
     // Move 1 (then 3) is proven best; every other move is at most +4.
     for m in standard["moves"].as_array().unwrap() {
         assert_eq!(m["upper"].as_i64(), Some(4), "{m}");
