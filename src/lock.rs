@@ -6,6 +6,7 @@
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Why a lock was not taken.
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +73,18 @@ impl FileLock {
         let mut name = file.as_os_str().to_owned();
         name.push(".lock");
         FileLock::acquire(PathBuf::from(name))
+    }
+
+    /// [`FileLock::beside`], waiting while another live process (or thread) holds it, for at most
+    /// `patience`: for short work on a file that runs beside each other share, as rewriting it.
+    pub fn beside_waiting(file: &Path, patience: Duration) -> Result<FileLock, LockError> {
+        let until = Instant::now() + patience;
+        loop {
+            match FileLock::beside(file) {
+                Err(LockError::Held { .. }) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
+                taken => return taken,
+            }
+        }
     }
 }
 

@@ -194,6 +194,11 @@ pub struct OpeningsArgs {
     /// tested at its published value first). Turns it leaves out start from the search's estimate.
     #[arg(long, value_name = "CSV")]
     guesses: Option<PathBuf>,
+    /// Narrow only this first turn (repeat for more; e.g. --turn "1 4" --turn 2); by default every
+    /// one, in order. Runs given different turns can go on beside each other, on one machine or
+    /// many, as each test is a proof of its own; each rewrites the map from all the proofs.
+    #[arg(long = "turn", value_name = "MOVES")]
+    turns: Vec<Turn>,
     /// (--time-limit is the whole drive's: the test in flight then is left open, to go on later.)
     #[command(flatten)]
     search: SearchArgs,
@@ -554,13 +559,16 @@ fn start_names(start: &kalah::Position) -> (String, Option<PathBuf>) {
 }
 
 /// The map of `start` under `rules` from the checked proofs under `proofs`, with the cost of the
-/// proofs it rests on; and each proof that does not count, with why.
-fn current_map(
+/// proofs it rests on, written into `stem`'s result files; and each proof that does not count,
+/// with why. The map's lock is held from the reading of the proofs to the writing.
+fn remap(
     rules: &kalah::Rules,
     start: &kalah::Position,
     start_name: &str,
     proofs: &Path,
+    stem: &Path,
 ) -> anyhow::Result<(kalah::jobs::ItemResult, Vec<(PathBuf, String)>)> {
+    let _turn = proof::map::lock_map(stem).map_err(|err| anyhow::anyhow!(err))?;
     let (checked, left_out) = proof::proven::checked_proofs(proofs);
     let mine: Vec<&proof::proven::CheckedProof> = checked
         .iter()
@@ -569,6 +577,7 @@ fn current_map(
     let job = format!("openings-{}x{}", start.houses(), start.mover_houses()[0]);
     let result = proof::map::opening_map_of(rules, start, (&job, 0, start_name), &mine)
         .map_err(|err| anyhow::anyhow!("the proofs contradict each other: {err}"))?;
+    proof::map::write_map(stem, result.clone()).map_err(|err| anyhow::anyhow!(err))?;
     Ok((result, left_out))
 }
 
@@ -578,8 +587,7 @@ fn map(args: &MapArgs) -> anyhow::Result<String> {
     if !proofs.is_dir() {
         return Err(input_error(format!("--proofs {}: not a directory", proofs.display())));
     }
-    let (result, left_out) = current_map(&rules, &start, &start_name, proofs)?;
-    proof::map::write_map(&stem, result.clone()).map_err(|err| anyhow::anyhow!(err))?;
+    let (result, left_out) = remap(&rules, &start, &start_name, proofs, &stem)?;
     if args.json {
         let not_counted = left_out
             .iter()
@@ -629,6 +637,15 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         return Err(input_error("--task-nodes must be at least 1"));
     }
     Spec::new(rules, start, Claim { bound: proof::Bound::AtLeast, value: 0 }, 1).map_err(input_error)?;
+    let turns = kalah::moves::first_turns(&rules, &start);
+    if let Some(unknown) = args.turns.iter().find(|wanted| turns.iter().all(|(turn, _)| turn != *wanted)) {
+        let names: Vec<String> = turns.iter().map(|(turn, _)| turn.to_string()).collect();
+        return Err(input_error(format!(
+            "--turn {unknown}: not a first turn of {start_name} under {rules} rules (those are {})",
+            names.join(", ")
+        )));
+    }
+    let chosen = |turn: &Turn| args.turns.is_empty() || args.turns.contains(turn);
     let guesses: std::collections::HashMap<Turn, i32> = match &args.guesses {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -646,13 +663,12 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
     let mut search = prepared.search()?;
     let interrupt = crate::interrupt::stop_flag("stopping; the test in flight is left open");
     let step = proof::openings::value_step(&rules);
-    let turns = kalah::moves::first_turns(&rules, &start);
     let (mut tests, mut checks) = (0, 0);
     let map = loop {
-        let (map, not_counted) = current_map(&rules, &start, &start_name, proofs)?;
-        proof::map::write_map(&stem, map.clone()).map_err(|err| anyhow::anyhow!(err))?;
+        let (map, not_counted) = remap(&rules, &start, &start_name, proofs, &stem)?;
         let stopped = stop_requested(&interrupt, deadline);
-        let Some((opening, (turn, after))) = map.openings.iter().zip(&turns).find(|(o, _)| o.value.is_none()) else {
+        let open = map.openings.iter().zip(&turns).find(|(o, (turn, _))| o.value.is_none() && chosen(turn));
+        let Some((opening, (turn, after))) = open else {
             break map;
         };
         if stopped {
@@ -742,12 +758,14 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
     for opening in &map.openings {
         text += &format!("  turn {:<8} {}\n", opening.moves, bounds(opening.lower, opening.upper));
     }
-    let open = map.openings.iter().filter(|o| o.value.is_none()).count();
+    let open = map.openings.iter().zip(&turns).filter(|(o, (turn, _))| o.value.is_none() && chosen(turn)).count();
+    let (every, some) = match args.turns.is_empty() {
+        true => ("every first turn", "first turns"),
+        false => ("every first turn asked for", "of the first turns asked for"),
+    };
     text += &match open {
-        0 => format!("every first turn exact; written: {}.jsonl and .csv\n", stem.display()),
-        n => {
-            format!("{n} first turns not yet exact (run again to go on); written: {}.jsonl and .csv\n", stem.display())
-        }
+        0 => format!("{every} exact; written: {}.jsonl and .csv\n", stem.display()),
+        n => format!("{n} {some} not yet exact (run again to go on); written: {}.jsonl and .csv\n", stem.display()),
     };
     Ok(text)
 }

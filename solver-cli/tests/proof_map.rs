@@ -244,3 +244,47 @@ fn guessed_values_are_tested_first_two_tests_a_turn_when_right() {
     let out = kalah(&[&args[..], &search, &["--guesses", guesses.to_str().unwrap()]].concat());
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn runs_given_different_turns_narrow_those_beside_each_other() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (proofs, stem) = (tmp.path().join("proofs"), tmp.path().join("openings-4x3"));
+    let exact = solved_openings("4x3", "standard");
+    let name = |turn: &str| turn.trim_matches('"').to_string();
+    let (first, last) = (name(&exact[0].0), name(&exact[exact.len() - 1].0));
+    let drive = |turn: &str| {
+        let args = ["proof", "openings", "4x3", "--proofs", proofs.to_str().unwrap(), "--out", stem.to_str().unwrap()];
+        let search = ["--no-db", "--threads", "1", "--table-mb", "16", "--task-nodes", "2000", "--json"];
+        kalah(&[&args[..], &search, &["--turn", turn]].concat())
+    };
+    // Two runs at once, as on two machines sharing the proofs: each narrows its own turn.
+    let (one, other) = std::thread::scope(|scope| {
+        let one = scope.spawn(|| drive(&first));
+        let other = scope.spawn(|| drive(&last));
+        (json_of(&one.join().unwrap()), json_of(&other.join().unwrap()))
+    });
+    assert!(one["tests"].as_u64().unwrap() >= 1 && other["tests"].as_u64().unwrap() >= 1, "{one} {other}");
+    // The map both wrote holds both turns exact (whichever wrote last saw the other's proofs),
+    // and no other turn was tested.
+    let text = std::fs::read_to_string(stem.with_extension("jsonl")).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    let map: Value = serde_json::from_str(&text).unwrap();
+    for (opening, (turn, value)) in map["openings"].as_array().unwrap().iter().zip(&exact) {
+        let turn = name(turn);
+        let expected = (turn == first || turn == last).then_some(*value);
+        assert_eq!(opening["value"].as_i64(), expected, "{turn}: {opening}");
+    }
+    for entry in std::fs::read_dir(&proofs).unwrap() {
+        let dir = entry.unwrap().file_name().to_string_lossy().to_string();
+        let of = |turn: &str| dir.starts_with(&format!("standard-4x3-turn-{}-ge-", turn.replace(' ', "-")));
+        assert!(of(&first) || of(&last), "{dir}");
+    }
+    // Asked again, a run finds its turn done: no test, no check.
+    let again = json_of(&drive(&first));
+    assert_eq!((again["tests"].as_u64(), again["checks"].as_u64()), (Some(0), Some(0)), "{again}");
+    // A turn the start does not have is bad input, named.
+    let out = drive("1 1");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--turn 1 1: not a first turn of 4x3"), "{err}");
+}

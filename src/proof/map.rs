@@ -156,9 +156,19 @@ fn opening_map(
     })
 }
 
+/// The lock of the result files `STEM.jsonl` and `.csv` (`STEM.jsonl.lock`), waited for while
+/// another run holds it. Runs beside each other (`proof openings --turn`) that hold it from
+/// before they read the proofs until [`write_map`] is done take turns: none loses another's line,
+/// and the last to write has seen every proof the others mapped.
+pub fn lock_map(stem: &std::path::Path) -> Result<crate::lock::FileLock, String> {
+    let jsonl = crate::jobs::with_suffix(stem, ".jsonl");
+    crate::lock::FileLock::beside_waiting(&jsonl, std::time::Duration::from_secs(60)).map_err(|err| err.to_string())
+}
+
 /// Puts `result` into the result files `STEM.jsonl` and `STEM.csv`: in place of the line for the
 /// same rules and start, or after the others; items are numbered in file order. Either file is
-/// written whole or not at all.
+/// written whole or not at all. Runs that may write the same files at once hold [`lock_map`]'s
+/// lock from before they read the proofs until this returns.
 pub fn write_map(stem: &std::path::Path, result: ItemResult) -> Result<(), String> {
     let jsonl = crate::jobs::with_suffix(stem, ".jsonl");
     let mut results: Vec<ItemResult> = match std::fs::read_to_string(&jsonl) {
@@ -238,5 +248,34 @@ mod tests {
         assert_eq!((map.value, map.nodes, map.seconds), (Some(1), 1_200, 1_200.0));
         assert_eq!(">= 2".parse::<Claim>().unwrap().negated(), "<= 1".parse().unwrap());
         assert_eq!("<= -3".parse::<Claim>().unwrap().negated(), ">= -2".parse().unwrap());
+    }
+
+    #[test]
+    fn maps_written_at_once_under_the_lock_keep_every_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let stem = dir.path().join("openings-4xn");
+        let rules = Rules::STANDARD;
+        // Eight starts (4 houses, 1 to 8 seeds), each rewritten over and over by a thread of its own.
+        std::thread::scope(|scope| {
+            for seeds in 1..=8 {
+                let stem = &stem;
+                scope.spawn(move || {
+                    let start = Position::start(4, seeds).unwrap();
+                    let map = opening_map(&rules, &start, ("openings-4xn", 1, "4xn"), &[]).unwrap();
+                    for _ in 0..20 {
+                        let _turn = lock_map(stem).unwrap();
+                        write_map(stem, map.clone()).unwrap();
+                    }
+                });
+            }
+        });
+        let text = std::fs::read_to_string(crate::jobs::with_suffix(&stem, ".jsonl")).unwrap();
+        let mut positions: Vec<String> =
+            text.lines().map(|line| serde_json::from_str::<ItemResult>(line).unwrap().position).collect();
+        positions.sort();
+        let mut expected: Vec<String> = (1..=8).map(|s| Position::start(4, s).unwrap().to_string()).collect();
+        expected.sort();
+        assert_eq!(positions, expected);
+        assert!(!dir.path().join("openings-4xn.jsonl.lock").exists());
     }
 }
