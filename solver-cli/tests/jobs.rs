@@ -240,9 +240,12 @@ fn shards_run_side_by_side_merge_to_the_unsharded_results() {
     for file in ["small.csv", "small.jsonl", "small.tasks.jsonl"] {
         assert!(sharded.join(file).exists(), "{file}");
     }
-    // The merged log lets an unsharded run start where the shards stopped.
+    // The merged log lets an unsharded run start where the shards stopped, and so does a shard of
+    // another count, whose share no log of its own holds.
     let after = run(&job, &sharded, &[]);
     assert_eq!(after["solved_now"], 0);
+    let regrouped = run(&job, &sharded, &["--shard", "2/2"]);
+    assert_eq!(regrouped["solved_now"], 0, "{regrouped}");
 }
 
 #[test]

@@ -225,6 +225,15 @@ impl Log {
         &self.proofs
     }
 
+    /// Takes in what the log at `other` proves (another run's of the same job: the merged log or
+    /// a shard's), so that this run searches none of it again; nothing of it is written to this
+    /// log. A contradiction with what this log holds is [`JobError::Merge`].
+    pub fn take_in(&mut self, other: &Path) -> Result<(), JobError> {
+        let mut theirs = Proofs::default();
+        theirs.read_log(other)?;
+        self.proofs.merge(&theirs).map_err(|err| JobError::Merge { path: other.to_path_buf(), source: Box::new(err) })
+    }
+
     /// Appends `record` and waits until it is on disk.
     pub fn append(&mut self, record: &Record) -> Result<(), JobError> {
         self.proofs.add(record)?;

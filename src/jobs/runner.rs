@@ -83,6 +83,12 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
     let stem = super::file_stem(&options.results, &job.name, options.shard);
     let log_path = super::log_path(&stem);
     let mut log = Log::open(&log_path)?;
+    // Every run goes on from all the job's logs here (the merged one, every shard's, as they are
+    // now), whatever share it was given: a shard resumed after a merge, or with a different count,
+    // searches nothing the others settled.
+    for other in super::logs_in(&options.results, &job.name)?.iter().filter(|path| **path != log_path) {
+        log.take_in(other)?;
+    }
     let checkpoints =
         options.checkpoint_every.map(|every| Checkpoints { path: super::with_suffix(&stem, ".table"), every });
     let tasks = job.tasks();
