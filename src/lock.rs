@@ -154,4 +154,21 @@ mod tests {
         });
         assert!(taken.load(Ordering::SeqCst) > 0);
     }
+
+    #[test]
+    fn a_waiting_lock_is_taken_once_released_and_refused_after_its_patience() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("openings.jsonl");
+        let held = FileLock::beside(&log).unwrap();
+        let clock = Instant::now();
+        let refused = FileLock::beside_waiting(&log, Duration::from_millis(50)).unwrap_err();
+        assert!(matches!(refused, LockError::Held { .. }) && clock.elapsed() >= Duration::from_millis(50));
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(Duration::from_millis(30));
+                drop(held);
+            });
+            assert!(FileLock::beside_waiting(&log, Duration::from_secs(10)).is_ok());
+        });
+    }
 }
