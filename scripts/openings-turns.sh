@@ -12,6 +12,7 @@
 # TABLE_MB (8192), DB (data/db), KALAH (target/release/kalah, built when missing), LOGS (each run's
 # output, /tmp/openings-turns). SIGTERM or Ctrl-C stops every run, its test in flight left open.
 set -euo pipefail
+(( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )) || { echo "needs bash 5.1 or later (wait -n -p)" >&2; exit 2; }
 usage="usage: openings-turns.sh SECONDS RULES [RUNS] [THREADS]"
 seconds=${1:?$usage}
 rules=${2:?$usage}
