@@ -87,8 +87,11 @@ pub fn opening_map_of(
         .flat_map(|o| o.lower_proofs.iter().chain(&o.upper_proofs))
         .chain(result.lower_proofs.iter().chain(&result.upper_proofs))
         .collect();
-    let costs = proofs.iter().filter(|p| used.contains(&p.dir));
-    (result.nodes, result.seconds) = costs.fold((0, 0.0), |(n, s), p| (n + p.nodes, s + p.seconds));
+    // Summed in the order of the proofs' names, not the order they were read in (a directory's),
+    // so that the same proofs always give the same seconds, to the last bit of the result files.
+    let mut costs: Vec<&CheckedProof> = proofs.iter().copied().filter(|p| used.contains(&p.dir)).collect();
+    costs.sort_by(|a, b| a.dir.cmp(&b.dir));
+    (result.nodes, result.seconds) = costs.iter().fold((0, 0.0), |(n, s), p| (n + p.nodes, s + p.seconds));
     Ok(result)
 }
 
@@ -246,6 +249,15 @@ mod tests {
         let idle = proof("idle", vec![bound(&turns[0].1, "<= 3", "idle")], 30);
         let map = opening_map_of(&rules, &start, name, &[&all, &one, &idle]).unwrap();
         assert_eq!((map.value, map.nodes, map.seconds), (Some(1), 1_200, 1_200.0));
+        // The same proofs read in another order cost the same, to the last bit.
+        let (mut all, mut one) = (all, one);
+        (all.seconds, one.seconds) = (1e16, 1.0);
+        let mut extra = proof("extra", vec![bound(&turns[1].1, ">= -1", "extra")], 0);
+        extra.seconds = 1.0;
+        let forward = opening_map_of(&rules, &start, name, &[&all, &one, &extra]).unwrap();
+        let backward = opening_map_of(&rules, &start, name, &[&extra, &one, &all]).unwrap();
+        assert_ne!((1e16 + 1.0) + 1.0, (1.0 + 1.0) + 1e16, "an order that changes the sum");
+        assert_eq!(forward.seconds.to_bits(), backward.seconds.to_bits());
         assert_eq!(">= 2".parse::<Claim>().unwrap().negated(), "<= 1".parse().unwrap());
         assert_eq!("<= -3".parse::<Claim>().unwrap().negated(), ">= -2".parse().unwrap());
     }
