@@ -164,11 +164,13 @@ impl Records {
             .collect()
     }
 
-    /// Nodes and seconds spent on every record.
+    /// Nodes and seconds spent on every record. The seconds are summed in increasing order, not
+    /// the maps' (which differs from process to process), so the same logs give the same sum.
     pub fn cost(&self) -> (u64, f64) {
         let settled = self.settled.values().map(|s| (s.nodes, s.seconds));
-        let expanded = self.expanded.values().map(|e| (e.nodes, e.seconds));
-        settled.chain(expanded).fold((0, 0.0), |(n, s), (a, b)| (n + a, s + b))
+        let mut costs: Vec<(u64, f64)> = settled.chain(self.expanded.values().map(|e| (e.nodes, e.seconds))).collect();
+        costs.sort_by(|a, b| a.1.total_cmp(&b.1));
+        costs.iter().fold((0, 0.0), |(n, s), (a, b)| (n + a, s + b))
     }
 }
 
