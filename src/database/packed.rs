@@ -26,6 +26,8 @@ const ESCAPE: u8 = 15;
 const GROUP_LINES: usize = 64;
 /// Positions per escape group (a multiple of the line, so groups never split a line).
 pub const GROUP_POSITIONS: usize = GROUP_LINES * LINE_POSITIONS;
+/// Bytes of an escape group's lines.
+const GROUP_BYTES: usize = GROUP_LINES * LINE_BYTES;
 
 /// What makes a layer's values unpackable: they are not the values of a layer of these seeds.
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +67,55 @@ impl PackedLayer {
         let mut packer = Packer::new(values.len(), seeds, parity)?;
         packer.push(values)?;
         Ok(packer.finish())
+    }
+
+    /// Packs a layer's values (i8 bit patterns, the whole of `buffer`) into the front of their
+    /// own buffer, which then shrinks to the packed lines: the same layer as [`PackedLayer::pack`]
+    /// without holding it twice, so a build needs the top layer's bytes but not also its packed
+    /// copy. In parallel on the current rayon pool, a batch of groups at a time.
+    pub(crate) fn pack_in_place(mut buffer: LayerBuffer, seeds: usize, parity: bool) -> Result<PackedLayer, PackError> {
+        let len = buffer.bytes().len();
+        let lines_len = len.div_ceil(LINE_POSITIONS) * LINE_BYTES;
+        if lines_len > len {
+            // Fewer positions than the bytes of their lines: a copy costs next to nothing.
+            return PackedLayer::pack(buffer.bytes(), seeds, parity);
+        }
+        check_values(buffer.bytes(), seeds, parity)?;
+        let codes = codes(seeds, parity);
+        let groups = len.div_ceil(GROUP_POSITIONS);
+        let (mut escapes, mut group_starts) = (Vec::new(), Vec::with_capacity(groups + 1));
+        group_starts.push(0);
+        let bytes = buffer.bytes_mut();
+        let mut first = 0;
+        while first < groups {
+            // Group g's lines start at g * GROUP_BYTES, its values at g * GROUP_POSITIONS, further
+            // on. Groups first..end go side by side when all their lines end before the first of
+            // their values; a group alone first copies its values out.
+            let end = (first * GROUP_POSITIONS / GROUP_BYTES).clamp(first + 1, groups);
+            let (lines_start, lines_end) = (first * GROUP_BYTES, (end * GROUP_BYTES).min(lines_len));
+            let values_end = (end * GROUP_POSITIONS).min(len);
+            let batch: Vec<Vec<u32>> = if end == first + 1 {
+                let values = bytes[first * GROUP_POSITIONS..values_end].to_vec();
+                vec![pack_group(&values, &mut bytes[lines_start..lines_end], &codes)]
+            } else {
+                let (lines, values) = bytes.split_at_mut(first * GROUP_POSITIONS);
+                let values = &values[..values_end - first * GROUP_POSITIONS];
+                values
+                    .par_chunks(GROUP_POSITIONS)
+                    .zip(lines[lines_start..lines_end].par_chunks_mut(GROUP_BYTES))
+                    .map(|(values, lines)| pack_group(values, lines, &codes))
+                    .collect()
+            };
+            for group in batch {
+                escapes.extend_from_slice(&group);
+                group_starts.push(escapes.len() as u64);
+            }
+            first = end;
+        }
+        buffer.truncate(lines_len);
+        escapes.shrink_to_fit();
+        let step = if parity { 2 } else { 1 };
+        Ok(PackedLayer { lines: buffer, len, seeds: seeds as i32, step, escapes, group_starts })
     }
 
     /// Number of positions.
@@ -198,29 +249,16 @@ impl Packer {
         if values.is_empty() {
             return Ok(());
         }
-        let (seeds, step) = (self.layer.seeds, self.layer.step);
-        check_values(values, seeds as usize, step == 2)?;
+        let (seeds, parity) = (self.layer.seeds as usize, self.layer.step == 2);
+        check_values(values, seeds, parity)?;
         let first_line = self.packed / LINE_POSITIONS;
         let line_count = values.len().div_ceil(LINE_POSITIONS);
         let lines = &mut self.layer.lines.bytes_mut()[first_line * LINE_BYTES..][..line_count * LINE_BYTES];
-        // Checked above: v + seeds is in 0..=2 * seeds, and even when the step is 2.
-        let shift = u32::from(step == 2);
-        let codes = |v: u8| ((i32::from(v as i8) + seeds) >> shift) as u8;
+        let codes = codes(seeds, parity);
         let escapes: Vec<Vec<u32>> = values
             .par_chunks(GROUP_POSITIONS)
-            .zip(lines.par_chunks_mut(GROUP_LINES * LINE_BYTES))
-            .map(|(group, lines)| {
-                let mut escapes = Vec::new();
-                for (k, (line_values, line)) in
-                    group.chunks(LINE_POSITIONS).zip(lines.chunks_mut(LINE_BYTES)).enumerate()
-                {
-                    let line_start = k * LINE_POSITIONS;
-                    pack_line(line_values, line, &codes, |slot, value| {
-                        escapes.push(((line_start + slot) as u32) << 8 | u32::from(value));
-                    });
-                }
-                escapes
-            })
+            .zip(lines.par_chunks_mut(GROUP_BYTES))
+            .map(|(group, lines)| pack_group(group, lines, &codes))
             .collect();
         for group in escapes {
             self.layer.escapes.extend_from_slice(&group);
@@ -229,6 +267,27 @@ impl Packer {
         self.packed += values.len();
         Ok(())
     }
+}
+
+/// The code of each value of a layer of `seeds` seeds whose values were checked
+/// ([`check_values`]): v + seeds is then in 0..=2 * seeds, and even when they share its parity.
+fn codes(seeds: usize, parity: bool) -> impl Fn(u8) -> u8 + Sync {
+    let (seeds, shift) = (seeds as i32, u32::from(parity));
+    move |v: u8| ((i32::from(v as i8) + seeds) >> shift) as u8
+}
+
+/// Packs one escape group's values (or the layer's last ones) into its `lines`, whatever they held
+/// before, and returns its escape entries.
+fn pack_group(values: &[u8], lines: &mut [u8], code: &impl Fn(u8) -> u8) -> Vec<u32> {
+    lines.fill(0);
+    let mut escapes = Vec::new();
+    for (k, (line_values, line)) in values.chunks(LINE_POSITIONS).zip(lines.chunks_mut(LINE_BYTES)).enumerate() {
+        let line_start = k * LINE_POSITIONS;
+        pack_line(line_values, line, code, |slot, value| {
+            escapes.push(((line_start + slot) as u32) << 8 | u32::from(value));
+        });
+    }
+    escapes
 }
 
 /// Checks that `values` (i8 bit patterns) can be those of a layer of `seeds` seeds: each within
@@ -336,6 +395,48 @@ mod tests {
         let mut out = vec![0; values.len()];
         pieces.unpack(0, &mut out);
         assert_eq!(out, values);
+    }
+
+    /// Values of a layer of `len` positions and `seeds` seeds, clustered with outliers.
+    fn layer_values(len: usize, seeds: usize, parity: bool) -> Vec<u8> {
+        let s = seeds as i32;
+        (0..len)
+            .map(|i| {
+                let v = if i % 97 == 0 { (i * 31 % (2 * seeds + 1)) as i32 - s } else { (i * 7919 % 9) as i32 - 4 };
+                let v = v.clamp(-s, s);
+                let v = if parity && (v + s) % 2 != 0 { if v < s { v + 1 } else { v - 1 } } else { v };
+                v as i8 as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn packing_in_place_gives_the_layer_of_a_copy_and_shrinks_to_its_lines() {
+        // Layers smaller than their lines' bytes (packed by a copy), groups packed alone, batches
+        // of groups side by side, and a last group cut short.
+        let sizes = [(1, 3, false), (100, 8, true), (131, 9, false), (5 * GROUP_POSITIONS + 3, 20, false)];
+        for (len, seeds, parity) in sizes.into_iter().chain([(12 * GROUP_POSITIONS, 31, true)]) {
+            let values = layer_values(len, seeds, parity);
+            let copy = PackedLayer::pack(&values, seeds, parity).unwrap();
+            let mut buffer = LayerBuffer::zeroed(len).unwrap();
+            buffer.bytes_mut().copy_from_slice(&values);
+            let in_place = PackedLayer::pack_in_place(buffer, seeds, parity).unwrap();
+            assert_eq!(in_place.lines.bytes(), copy.lines.bytes(), "{len} positions");
+            assert_eq!(in_place.escapes, copy.escapes, "{len} positions");
+            assert_eq!(in_place.group_starts, copy.group_starts, "{len} positions");
+            assert_eq!(in_place.memory_bytes(), copy.memory_bytes(), "{len} positions");
+            let mut out = vec![0; len];
+            in_place.unpack(0, &mut out);
+            assert_eq!(out, values, "{len} positions");
+        }
+    }
+
+    #[test]
+    fn packing_in_place_refuses_what_a_copy_refuses() {
+        let mut buffer = LayerBuffer::zeroed(2 * GROUP_POSITIONS).unwrap();
+        buffer.bytes_mut()[GROUP_POSITIONS + 5] = 9;
+        let refused = PackedLayer::pack_in_place(buffer, 8, false).err().map(|e| e.to_string());
+        assert_eq!(refused, Some(PackError::OutOfRange { seeds: 8 }.to_string()));
     }
 
     #[test]

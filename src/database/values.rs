@@ -130,13 +130,13 @@ impl LayerValues {
         }
     }
 
-    /// These values in `layout` (resolved, not `Auto`): bytes as they are, or packed (then the
-    /// bytes are let go).
+    /// These values in `layout` (resolved, not `Auto`): bytes as they are, or packed in their own
+    /// memory, which then shrinks ([`PackedLayer::pack_in_place`]).
     /// `seeds` and `parity` describe the layer ([`PackedLayer::pack`]).
     pub(crate) fn into_layout(self, layout: Layout, seeds: usize, parity: bool) -> Result<LayerValues, PackError> {
         match (self, layout) {
             (LayerValues::Bytes(buffer), Layout::Packed) => {
-                Ok(LayerValues::Packed(PackedLayer::pack(buffer.bytes(), seeds, parity)?))
+                Ok(LayerValues::Packed(PackedLayer::pack_in_place(buffer, seeds, parity)?))
             }
             (values, _) => Ok(values),
         }
@@ -173,6 +173,19 @@ impl LayerBuffer {
     /// The values, writable.
     pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
         &mut self.map[..self.len]
+    }
+
+    /// Keeps the first `len` bytes (at most those held) and gives the memory of the rest back.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        assert!(len <= self.len, "a buffer of {} bytes cut to {len}", self.len);
+        self.len = len;
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: the map is anonymous, so there is no file end to run past, and every view
+            // of the buffer goes through `self.len`, which no longer reaches beyond the new size.
+            // Should the kernel refuse, the memory is only kept.
+            let _ = unsafe { self.map.remap(len.max(1), memmap2::RemapOptions::new()) };
+        }
     }
 
     /// The values as atomics, for builders whose threads write disjoint positions.
