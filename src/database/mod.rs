@@ -132,6 +132,22 @@ pub enum DbError {
         /// The limit.
         max: usize,
     },
+    /// The memory a layer needs while it is computed is not to be had: complete layers are kept.
+    #[error(
+        "layer {seeds} needs about {:.1} GB of memory while it is computed, and {:.1} GB are available; \
+         layers up to {} are complete: free memory or build fewer seeds",
+        *.needed as f64 / 1e9,
+        *.available as f64 / 1e9,
+        seeds - 1
+    )]
+    NoMemory {
+        /// The layer's seeds.
+        seeds: usize,
+        /// Bytes it needs while computed.
+        needed: u64,
+        /// Bytes the system says it can give.
+        available: u64,
+    },
     /// The build was stopped before it finished; complete layers are kept.
     #[error("the build was stopped after layer {last_complete:?}")]
     Interrupted {

@@ -182,6 +182,7 @@ pub fn build(
             record(report, progress, &mut reports, options.max_seeds)?;
             continue;
         }
+        refuse_without_memory(seeds, builder.compute_bytes(seeds), crate::memory::available_bytes())?;
         progress.layer_started(seeds, builder.layers[seeds].len());
         let (values, written) =
             rayon::join(|| builder.compute(seeds, progress), || writing.take().map(PendingWrite::write));
@@ -197,6 +198,16 @@ pub fn build(
     }
     finish_write(writing.map(PendingWrite::write), progress, &mut reports, options.max_seeds)?;
     Ok(reports)
+}
+
+/// Refuses to begin layer `seeds`, which needs `needed` bytes while it is computed, when the
+/// system says fewer are `available` (unknown: begun): an hour's work killed by the kernel for
+/// want of memory is worse than a clear error now.
+fn refuse_without_memory(seeds: usize, needed: u64, available: Option<u64>) -> Result<(), DbError> {
+    match available {
+        Some(available) if needed > available => Err(DbError::NoMemory { seeds, needed, available }),
+        _ => Ok(()),
+    }
 }
 
 /// A computed layer waiting to be written, and when its work began.
@@ -307,6 +318,20 @@ impl Builder {
     fn reuse(&self, path: &Path, seeds: usize, layout: Layout) -> Result<LayerValues, DbError> {
         let (header, file, start) = super::open_layer(path, &self.rules, self.houses, seeds)?;
         super::load_values(path, &header, &self.rules, layout, file, start)
+    }
+
+    /// Bytes that computing layer `seeds` takes beyond the finished layers: a byte a position,
+    /// or under cycles what the layer's method takes.
+    fn compute_bytes(&self, seeds: usize) -> u64 {
+        let positions = self.layers[seeds].len();
+        if !self.rules.has_cycles() {
+            return positions;
+        }
+        let per_position = match self.cyclic.for_layer(positions) {
+            CyclicMethod::Sweeps => sweeps::BYTES_PER_POSITION,
+            _ => cyclic::bytes_per_position(rayon::current_num_threads() as u64),
+        };
+        positions.saturating_mul(per_position)
     }
 
     /// Computes every value of layer `seeds`, whose smaller layers are finished.
@@ -454,5 +479,26 @@ impl ChildRead {
     #[inline]
     fn value(&self, child: i32) -> i32 {
         self.constant + self.sign * child
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_layer_is_not_begun_without_the_memory_it_needs() {
+        // Layer 33 of 6 houses as bytes: C(44, 11) positions, less the 2 C(38, 5) with a side's
+        // houses empty.
+        let needed = Layer::new(&Rules::STANDARD, 6, 33).len();
+        assert_eq!(needed, 7_669_339_132 - 2 * 501_942);
+        assert!(refuse_without_memory(33, needed, Some(8_000_000_000)).is_ok());
+        assert!(refuse_without_memory(33, needed, None).is_ok(), "unknown memory: begun");
+        let refused = refuse_without_memory(33, needed, Some(5_200_000_000)).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "layer 33 needs about 7.7 GB of memory while it is computed, and 5.2 GB are available; layers up \
+             to 32 are complete: free memory or build fewer seeds"
+        );
     }
 }

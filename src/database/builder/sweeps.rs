@@ -32,6 +32,9 @@ use crate::rules::Rules;
 /// Positions per parallel work item.
 const CHUNK: usize = 1 << 12;
 
+/// What a layer takes while it is computed: the best exit and the two counts.
+pub(super) const BYTES_PER_POSITION: u64 = 3;
+
 /// Computes layer `seeds` of a database for `rules` (cycles allowed), as
 /// [`super::cyclic::compute_layer`] does, in three bytes a position.
 pub(super) fn compute_layer(
