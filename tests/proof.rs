@@ -3,6 +3,8 @@
 //! fails on tampered logs.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use kalah::proof::log::read_records;
@@ -107,6 +109,42 @@ fn the_check_searches_from_an_empty_table_even_in_the_search_that_grew_the_proof
     let checked = proof::check(&spec, &records(dir.path()), Some(Resample::new(&mut grown_by, usize::MAX, 7))).unwrap();
     assert!(checked.passed() && checked.sampled > 0, "{checked:?}");
     assert!(grown_by.table().probe(TableKey::of(&elsewhere)).is_none(), "the table was not emptied");
+}
+
+#[test]
+fn a_raised_interrupt_stops_the_check_between_leaves_and_it_passes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Position::start(4, 4).unwrap();
+    let value = Solver::new(Rules::STANDARD).unwrap().value(&root);
+    let spec = new_proof(dir.path(), Rules::STANDARD, root, &format!(">= {value}"), 3_000);
+    assert_eq!(run(dir.path(), None, None).proven, Some(true));
+    let whole = check(dir.path());
+    assert!(whole.passed() && !whole.interrupted && whole.sampled >= 2, "{whole:?}");
+    // Raised before the check: no leaf is searched.
+    let mut searcher = search(spec.rules);
+    let mut resample = Resample::new(&mut searcher, usize::MAX, 7);
+    resample.interrupt = Some(Arc::new(AtomicBool::new(true)));
+    let stopped = proof::check(&spec, &records(dir.path()), Some(resample)).unwrap();
+    assert!(stopped.interrupted && stopped.sampled == 0, "{stopped:?}");
+    assert!(!stopped.passed() && !stopped.refutation_passed(), "{stopped:?}");
+    // Raised once the first leaf is searched (as a signal would be): that leaf is kept, the
+    // others are not searched, and the tree, though proven, does not pass.
+    let flag = Arc::new(AtomicBool::new(false));
+    let mut searcher = search(spec.rules);
+    let mut resample = Resample::new(&mut searcher, usize::MAX, 7);
+    resample.interrupt = Some(Arc::clone(&flag));
+    let kept = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let kept_by_leaf = std::rc::Rc::clone(&kept);
+    resample.on_leaf = Box::new(move |_, _, leaf| {
+        kept_by_leaf.borrow_mut().push(leaf.position.clone());
+        flag.store(true, Ordering::Relaxed);
+        Ok(())
+    });
+    let stopped = proof::check(&spec, &records(dir.path()), Some(resample)).unwrap();
+    assert!(stopped.interrupted && stopped.sampled == 1 && stopped.confirmed == 1, "{stopped:?}");
+    assert_eq!(stopped.verdict, proof::Verdict::Proven);
+    assert!(!stopped.passed(), "{stopped:?}");
+    assert_eq!(*kept.borrow(), vec![whole.searched[0].position.clone()]);
 }
 
 #[test]

@@ -448,11 +448,21 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
         Some(search) => {
             let mut resample = proof::Resample::new(search, args.sample, seed);
             with_progress(&mut resample, &args.dir, args.resume)?;
+            resample.interrupt = Some(crate::interrupt::stop_flag(
+                "stopping; the leaves searched so far are kept (go on with --resume)",
+            ));
             Some(resample)
         }
         None => None,
     };
     let report = proof::check(&spec, &records, resample)?;
+    anyhow::ensure!(
+        !report.interrupted,
+        "the check of {} stopped after {} leaves, kept in {}: go on with --resume",
+        args.dir.display(),
+        report.sampled,
+        args.dir.join(CHECK_PROGRESS).display()
+    );
     let text = if args.json {
         json_line(&Checked {
             claim: format!("value {}", spec.claim),
@@ -731,7 +741,13 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         search.set_deadline(None);
         let mut resample = proof::Resample::new(&mut search, usize::MAX, seed);
         with_progress(&mut resample, &dir, true)?;
+        resample.interrupt = Some(interrupt.clone());
         let report = proof::check(&spec, &records, Some(resample))?;
+        if report.interrupted {
+            // The leaves searched so far are in the progress file: the next run goes on from them.
+            eprintln!("{}: check stopped after {} leaves", dir.display(), report.sampled);
+            break map;
+        }
         let transcript = dir.join(format!("check-{}.txt", utc_date()));
         kalah::atomic::write_bytes(&transcript, check_text(&spec, &report, seed).as_bytes())?;
         checks += 1;

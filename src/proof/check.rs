@@ -9,6 +9,8 @@
 //! sample of the leaves the proof or refutation stands on, and confirms each answer.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +20,7 @@ use crate::board::Position;
 use crate::moves::Turn;
 use crate::notation::parse_position;
 use crate::rules::Rules;
-use crate::search::Search;
+use crate::search::{Search, SearchError};
 
 /// What the logged tree shows of the claim, by the rules.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -53,6 +55,10 @@ pub struct CheckReport {
     pub confirmed: usize,
     /// Each leaf searched again, in the order searched.
     pub searched: Vec<LeafSearch>,
+    /// Whether [`Resample::interrupt`] stopped the searches of leaves before the last: the
+    /// check then passes nothing, and the leaves searched so far are only kept (`on_leaf`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     /// The nodes of the proof or refutation (`proof_nodes` of them): where its question is
     /// answered the way `verdict` says, on the strength of the leaves below.
     #[serde(skip)]
@@ -92,6 +98,9 @@ pub struct Resample<'s, 'db> {
     /// Told of each leaf as soon as it is searched (its place among the chosen, their count), so
     /// that a long check can show and keep its progress.
     pub on_leaf: OnLeaf<'s>,
+    /// Raised from outside (a signal) to stop: the leaf in flight is given up, and the check ends
+    /// [`CheckReport::interrupted`].
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 /// What [`Resample::on_leaf`] is told: the leaf's place among those chosen, their count, and
@@ -101,7 +110,7 @@ pub type OnLeaf<'s> = Box<dyn FnMut(usize, usize, &LeafSearch) -> Result<(), Pro
 impl<'s, 'db> Resample<'s, 'db> {
     /// `sample` leaves chosen by `seed`, none searched before, nothing told as they go.
     pub fn new(search: &'s mut Search<'db>, sample: usize, seed: u64) -> Self {
-        Resample { search, sample, seed, earlier: Vec::new(), on_leaf: Box::new(|_, _, _| Ok(())) }
+        Resample { search, sample, seed, earlier: Vec::new(), on_leaf: Box::new(|_, _, _| Ok(())), interrupt: None }
     }
 }
 
@@ -117,7 +126,7 @@ impl CheckReport {
     }
 
     fn leaves_confirmed(&self) -> bool {
-        self.confirmed == self.sampled && self.problems.is_empty()
+        !self.interrupted && self.confirmed == self.sampled && self.problems.is_empty()
     }
 
     /// The first two lines of the check's report on `spec`, as `kalah proof check` prints them
@@ -330,8 +339,10 @@ pub fn check(spec: &Spec, records: &[Record], resample: Option<Resample<'_, '_>>
     report.proof_nodes = nodes.len();
     report.proof_leaves = leaves.len();
     report.shown_at = nodes;
-    if let Some(Resample { search, sample, seed, earlier, mut on_leaf }) = resample {
+    if let Some(Resample { search, sample, seed, earlier, mut on_leaf, interrupt }) = resample {
         search.table().clear();
+        search.set_cancel(interrupt.clone());
+        let raised = || interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed));
         let mut chosen = leaves.clone();
         chosen.sort_by_key(|p| xxhash_rust::xxh3::xxh3_64_with_seed(p.to_string().as_bytes(), seed));
         chosen.truncate(sample);
@@ -340,10 +351,24 @@ pub fn check(spec: &Spec, records: &[Record], resample: Option<Resample<'_, '_>>
             let (position, claim) = (leaf.to_string(), question.to_string());
             let searched = match earlier.iter().find(|e| e.position == position && e.claim == claim) {
                 Some(found) => LeafSearch { earlier: true, ..found.clone() },
+                None if raised() => {
+                    report.interrupted = true;
+                    break;
+                }
                 None => {
                     let (beta, holds_if_at_least) = question.board_test(leaf);
                     let (clock, nodes_before) = (std::time::Instant::now(), search.stats().nodes);
-                    let holds = search.board_value_at_least(leaf, beta)? == holds_if_at_least;
+                    let holds = match search.board_value_at_least(leaf, beta) {
+                        Ok(value) => value == holds_if_at_least,
+                        Err(SearchError::Cancelled { .. }) => {
+                            report.interrupted = true;
+                            break;
+                        }
+                        Err(err) => {
+                            search.set_cancel(None);
+                            return Err(err.into());
+                        }
+                    };
                     let searched = LeafSearch {
                         position,
                         claim,
@@ -367,6 +392,7 @@ pub fn check(spec: &Spec, records: &[Record], resample: Option<Resample<'_, '_>>
                 }));
             }
         }
+        search.set_cancel(None);
     }
     report.problems = checker.problems;
     Ok(report)
