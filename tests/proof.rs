@@ -62,7 +62,7 @@ fn rewrite_log(dir: &Path, records: &[Record]) {
 fn true_claims_are_proven_and_checked_false_ones_refuted() {
     // Each board with its task budget and the least expansions that budget must need.
     for (rules, houses, seeds, task_nodes, splits) in
-        [(Rules::STANDARD, 4, 4, 3_000, 2), (Rules::EMPTY_CAPTURE, 4, 5, 30_000, 3), (Rules::STANDARD, 3, 6, 3_000, 0)]
+        [(Rules::STANDARD, 4, 4, 3_000, 2), (Rules::EMPTY_CAPTURE, 4, 5, 30_000, 2), (Rules::STANDARD, 3, 6, 3_000, 0)]
     {
         let root = Position::start(houses, seeds).unwrap();
         let value = Solver::new(rules).unwrap().value(&root);
