@@ -90,6 +90,27 @@ fn true_claims_are_proven_and_checked_false_ones_refuted() {
     }
 }
 
+/// A proof grows the same way however many searches the process made before it (tests run side
+/// by side make some): before, the salt of the estimates' per-thread cache, which counts the
+/// searches, also chose which positions shared a slot, and one empty-capture Kalah(4,5) proof
+/// made 2 or 5 expansions by it.
+#[test]
+fn a_proof_grows_alike_whatever_searches_came_before_it() {
+    let root = Position::start(4, 5).unwrap();
+    let grown: Vec<(u64, usize, usize)> = (0..5)
+        .map(|searches_before| {
+            for _ in 0..searches_before {
+                search(Rules::EMPTY_CAPTURE);
+            }
+            let dir = tempfile::tempdir().unwrap();
+            new_proof(dir.path(), Rules::EMPTY_CAPTURE, root, ">= 2", 30_000);
+            let report = run(dir.path(), None, None);
+            (report.nodes, report.tasks, report.expanded)
+        })
+        .collect();
+    assert!(grown.iter().all(|g| *g == grown[0]), "nodes, tasks, expansions: {grown:?}");
+}
+
 #[test]
 fn the_check_searches_from_an_empty_table_even_in_the_search_that_grew_the_proof() {
     let dir = tempfile::tempdir().unwrap();

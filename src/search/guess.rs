@@ -71,20 +71,19 @@ fn hint_is_enough(beyond: u32, work: u8) -> bool {
 /// Estimates remember what they found in a small table per thread, of this many entries (16
 /// bytes each: it stays in the core's cache): the move to try first in the next, deeper iteration
 /// and bounds for the positions an iteration reaches twice. Entries are told apart by a 64-bit
-/// fingerprint: a collision only misleads an estimate, and no value the search reports comes
-/// from one.
+/// tag: a collision only misleads an estimate, and no value the search reports comes from one.
 const CACHE_ENTRIES: usize = 1 << 16;
 
 /// Nodes of an estimate with at least this many sowings to go use the per-thread cache.
 const CACHE_MIN_DEPTH: u32 = 2;
 
 thread_local! {
-    /// Pairs of words: a fingerprint (the table key's hash salted with the search), then
+    /// Pairs of words: a tag (the table key's hash with the search's salt), then
     /// [`CacheEntry::pack`]. Allocated at the first store.
     static CACHE: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// A salt for a new search's fingerprints in the per-thread cache: every search gets its own.
+/// A salt for a new search's tags in the per-thread cache: every search gets its own.
 pub(super) fn new_estimate_id() -> u64 {
     static SEARCHES: AtomicU64 = AtomicU64::new(0);
     crate::board::mix64(SEARCHES.fetch_add(1, Ordering::Relaxed) + 1)
@@ -146,22 +145,32 @@ impl CacheEntry {
         }
     }
 
-    /// This thread's entry for `fingerprint`.
-    fn probe(fingerprint: u64) -> Option<CacheEntry> {
+    /// The slot of the position hashed to `hash` and its tag in the search salted `salt`. The
+    /// slot takes no salt: which positions of a search share a slot must not depend on how many
+    /// searches the process made before it (the salt counts them), or the same search would
+    /// order its moves, and count its nodes, differently from run to run. An entry another
+    /// search left behaves as an empty slot: its tag does not match and a store replaces it.
+    fn slot_and_tag(hash: u64, salt: u64) -> (usize, u64) {
+        (2 * (hash as usize & (CACHE_ENTRIES - 1)), hash ^ salt)
+    }
+
+    /// This thread's entry for the position hashed to `hash`, in the search salted `salt`.
+    fn probe(hash: u64, salt: u64) -> Option<CacheEntry> {
+        let (slot, tag) = Self::slot_and_tag(hash, salt);
         CACHE.with_borrow(|cache| {
-            let slot = 2 * (fingerprint as usize & (CACHE_ENTRIES - 1));
-            (cache.len() > slot && cache[slot] == fingerprint).then(|| CacheEntry::unpack(cache[slot + 1]))
+            (cache.len() > slot && cache[slot] == tag).then(|| CacheEntry::unpack(cache[slot + 1]))
         })
     }
 
-    /// Keeps the entry for `fingerprint` in this thread's cache, in place of whatever was there.
-    fn store(self, fingerprint: u64) {
+    /// Keeps the entry for the position hashed to `hash`, in the search salted `salt`, in this
+    /// thread's cache, in place of whatever was there.
+    fn store(self, hash: u64, salt: u64) {
+        let (slot, tag) = Self::slot_and_tag(hash, salt);
         CACHE.with_borrow_mut(|cache| {
             if cache.is_empty() {
                 cache.resize(2 * CACHE_ENTRIES, 0);
             }
-            let slot = 2 * (fingerprint as usize & (CACHE_ENTRIES - 1));
-            cache[slot] = fingerprint;
+            cache[slot] = tag;
             cache[slot + 1] = self.pack();
         })
     }
@@ -288,9 +297,9 @@ impl Search<'_> {
         }
         let hinted = depth >= HINT_MIN_DEPTH;
         let key = TableKey::of(board);
-        // Salted with the search, so that searches on one thread never read each other's entries.
-        let fingerprint = (depth >= CACHE_MIN_DEPTH).then(|| key.hash(self.estimate_id));
-        let cached = fingerprint.and_then(CacheEntry::probe);
+        // Tagged with the search, so that searches on one thread never read each other's entries.
+        let hash = (depth >= CACHE_MIN_DEPTH).then(|| key.hash(0));
+        let cached = hash.and_then(|hash| CacheEntry::probe(hash, self.estimate_id));
         if let Some((value, entry)) = cached.and_then(|entry| Some((entry.answer(depth, alpha, beta)?, entry))) {
             return Ok((value, entry.best));
         }
@@ -334,8 +343,8 @@ impl Search<'_> {
                 break;
             }
         }
-        if let Some(fingerprint) = fingerprint {
-            CacheEntry::of(depth, floor, beta, best, best_move).store(fingerprint);
+        if let Some(hash) = hash {
+            CacheEntry::of(depth, floor, beta, best, best_move).store(hash, self.estimate_id);
         }
         if hinted && best > floor {
             // Bounds that prove nothing: the entry only carries the move.
