@@ -166,6 +166,21 @@ fn a_raised_interrupt_stops_the_check_between_leaves_and_it_passes_nothing() {
     assert_eq!(stopped.verdict, proof::Verdict::Proven);
     assert!(!stopped.passed(), "{stopped:?}");
     assert_eq!(*kept.borrow(), vec![whole.searched[0].position.clone()]);
+    // The leaf's keeping fails (its file cannot be written): the check fails with it, and the
+    // flag, raised meanwhile, no longer cancels what the search does after the check.
+    let flag = Arc::new(AtomicBool::new(false));
+    let mut searcher = search(spec.rules);
+    let mut resample = Resample::new(&mut searcher, usize::MAX, 7);
+    resample.interrupt = Some(Arc::clone(&flag));
+    let raised_by_leaf = Arc::clone(&flag);
+    resample.on_leaf = Box::new(move |_, _, _| {
+        raised_by_leaf.store(true, Ordering::Relaxed);
+        Err(proof::ProofError::Io { path: "check-progress.jsonl".into(), source: std::io::ErrorKind::StorageFull.into() })
+    });
+    assert!(proof::check(&spec, &records(dir.path()), Some(resample)).is_err());
+    assert!(flag.load(Ordering::Relaxed));
+    let board = root.without_stores();
+    assert!(searcher.board_value_at_least(&board, 0).is_ok(), "the check left its flag on the search");
 }
 
 #[test]

@@ -341,58 +341,61 @@ pub fn check(spec: &Spec, records: &[Record], resample: Option<Resample<'_, '_>>
     report.shown_at = nodes;
     if let Some(Resample { search, sample, seed, earlier, mut on_leaf, interrupt }) = resample {
         search.table().clear();
-        search.set_cancel(interrupt.clone());
         let raised = || interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed));
         let mut chosen = leaves.clone();
         chosen.sort_by_key(|p| xxhash_rust::xxh3::xxh3_64_with_seed(p.to_string().as_bytes(), seed));
         chosen.truncate(sample);
-        for (place, leaf) in chosen.iter().enumerate() {
-            let question = spec.node_claim(leaf);
-            let (position, claim) = (leaf.to_string(), question.to_string());
-            let searched = match earlier.iter().find(|e| e.position == position && e.claim == claim) {
-                Some(found) => LeafSearch { earlier: true, ..found.clone() },
-                None if raised() => {
-                    report.interrupted = true;
-                    break;
+        // The flag cancels the searches of this check only: it is taken off again on every way out.
+        search.set_cancel(interrupt.clone());
+        let mut search_again = || -> Result<(), ProofError> {
+            for (place, leaf) in chosen.iter().enumerate() {
+                let question = spec.node_claim(leaf);
+                let (position, claim) = (leaf.to_string(), question.to_string());
+                let searched = match earlier.iter().find(|e| e.position == position && e.claim == claim) {
+                    Some(found) => LeafSearch { earlier: true, ..found.clone() },
+                    None if raised() => {
+                        report.interrupted = true;
+                        break;
+                    }
+                    None => {
+                        let (beta, holds_if_at_least) = question.board_test(leaf);
+                        let (clock, nodes_before) = (std::time::Instant::now(), search.stats().nodes);
+                        let holds = match search.board_value_at_least(leaf, beta) {
+                            Ok(value) => value == holds_if_at_least,
+                            Err(SearchError::Cancelled { .. }) => {
+                                report.interrupted = true;
+                                break;
+                            }
+                            Err(err) => return Err(err.into()),
+                        };
+                        let searched = LeafSearch {
+                            position,
+                            claim,
+                            confirmed: holds == checker.settled[leaf].holds,
+                            nodes: search.stats().nodes - nodes_before,
+                            seconds: clock.elapsed().as_secs_f64(),
+                            earlier: false,
+                        };
+                        on_leaf(place, chosen.len(), &searched)?;
+                        searched
+                    }
+                };
+                let confirmed = searched.confirmed;
+                report.searched.push(searched);
+                report.sampled += 1;
+                if confirmed {
+                    report.confirmed += 1;
+                } else {
+                    checker.problem(format!("{leaf}: the log says '{question}' {}, the search does not", {
+                        if checker.settled[leaf].holds { "holds" } else { "fails" }
+                    }));
                 }
-                None => {
-                    let (beta, holds_if_at_least) = question.board_test(leaf);
-                    let (clock, nodes_before) = (std::time::Instant::now(), search.stats().nodes);
-                    let holds = match search.board_value_at_least(leaf, beta) {
-                        Ok(value) => value == holds_if_at_least,
-                        Err(SearchError::Cancelled { .. }) => {
-                            report.interrupted = true;
-                            break;
-                        }
-                        Err(err) => {
-                            search.set_cancel(None);
-                            return Err(err.into());
-                        }
-                    };
-                    let searched = LeafSearch {
-                        position,
-                        claim,
-                        confirmed: holds == checker.settled[leaf].holds,
-                        nodes: search.stats().nodes - nodes_before,
-                        seconds: clock.elapsed().as_secs_f64(),
-                        earlier: false,
-                    };
-                    on_leaf(place, chosen.len(), &searched)?;
-                    searched
-                }
-            };
-            let confirmed = searched.confirmed;
-            report.searched.push(searched);
-            report.sampled += 1;
-            if confirmed {
-                report.confirmed += 1;
-            } else {
-                checker.problem(format!("{leaf}: the log says '{question}' {}, the search does not", {
-                    if checker.settled[leaf].holds { "holds" } else { "fails" }
-                }));
             }
-        }
+            Ok(())
+        };
+        let searched_again = search_again();
         search.set_cancel(None);
+        searched_again?;
     }
     report.problems = checker.problems;
     Ok(report)
