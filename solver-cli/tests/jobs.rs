@@ -294,7 +294,7 @@ fn a_signal_stops_a_run_with_its_table_saved() {
     let args = [&args[..], &["--checkpoint-minutes", "60"]].concat();
     // The results are written once just before the first task's search starts.
     let csv = results.join("long.csv");
-    let output = stopping::signalled_once_working(&args, &csv, Duration::from_secs(1), "-TERM");
+    let output = stopping::signalled_once_working(&args, &csv, Duration::from_secs(1), &["-TERM"]);
     assert_eq!(output.status.code(), Some(1));
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(err.contains("interrupted: the proven bounds are in the log"), "{err}");
