@@ -175,7 +175,10 @@ fn a_raised_interrupt_stops_the_check_between_leaves_and_it_passes_nothing() {
     let raised_by_leaf = Arc::clone(&flag);
     resample.on_leaf = Box::new(move |_, _, _| {
         raised_by_leaf.store(true, Ordering::Relaxed);
-        Err(proof::ProofError::Io { path: "check-progress.jsonl".into(), source: std::io::ErrorKind::StorageFull.into() })
+        Err(proof::ProofError::Io {
+            path: "check-progress.jsonl".into(),
+            source: std::io::ErrorKind::StorageFull.into(),
+        })
     });
     assert!(proof::check(&spec, &records(dir.path()), Some(resample)).is_err());
     assert!(flag.load(Ordering::Relaxed));
