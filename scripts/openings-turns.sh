@@ -5,12 +5,14 @@
 # turn is exact or SECONDS have passed since the script began. Builds the database first when
 # missing. Each run holds its own copy of the database (packed: about 11 GB for 32 seeds at 6
 # houses) and a TABLE_MB table, so RUNS * (11 GB + TABLE_MB) must fit the memory. The runs write
-# their tests under PROOFS and the map under OUT as `openings-session.sh` does: commit them
+# their tests under PROOFS and the map under MAP as `openings-session.sh` does: commit them
 # (or copy them back from a lent machine) when it ends.
 #   scripts/openings-turns.sh SECONDS RULES [RUNS] [THREADS]
-# Environment: START (6x6), PROOFS (data/proofs), OUT (data/results/openings-START), MAX_SEEDS (32),
-# TABLE_MB (8192), DB (data/db), KALAH (target/release/kalah, built when missing), LOGS (each run's
-# output, /tmp/openings-turns). SIGTERM or Ctrl-C stops every run, its test in flight left open.
+# Environment: START (6x6), PROOFS (data/proofs), MAP (the map's .jsonl and .csv without their
+# ending, data/results/openings-START; not OUT, which a lent machine sets to its own folder),
+# MAX_SEEDS (32), TABLE_MB (8192), DB (data/db), KALAH (target/release/kalah, built when missing),
+# LOGS (each run's output, /tmp/openings-turns). SIGTERM or Ctrl-C stops every run, its test in
+# flight left open.
 set -euo pipefail
 (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )) || { echo "needs bash 5.1 or later (wait -n -p)" >&2; exit 2; }
 usage="usage: openings-turns.sh SECONDS RULES [RUNS] [THREADS]"
@@ -20,7 +22,7 @@ runs=${3:-4}
 threads=${4:-$(( $(nproc) / runs > 0 ? $(nproc) / runs : 1 ))}
 start=${START:-6x6}
 proofs=${PROOFS:-data/proofs}
-out=${OUT:-data/results/openings-$start}
+out=${MAP:-data/results/openings-$start}
 max_seeds=${MAX_SEEDS:-32}
 table_mb=${TABLE_MB:-8192}
 db=${DB:-data/db}
