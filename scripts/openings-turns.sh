@@ -11,8 +11,9 @@
 # Environment: START (6x6), PROOFS (data/proofs), MAP (the map's .jsonl and .csv without their
 # ending, data/results/openings-START; not OUT, which a lent machine sets to its own folder),
 # MAX_SEEDS (32), TABLE_MB (8192), DB (data/db), KALAH (target/release/kalah, built when missing),
-# LOGS (each run's output, /tmp/openings-turns). SIGTERM or Ctrl-C stops every run, its test in
-# flight left open.
+# LOGS (each run's output, /tmp/openings-turns), TURNS (only these open turns, comma-separated,
+# e.g. "2,3,4": leave the others to a driver elsewhere). SIGTERM or Ctrl-C stops every run, its
+# test in flight left open.
 set -euo pipefail
 (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )) || { echo "needs bash 5.1 or later (wait -n -p)" >&2; exit 2; }
 usage="usage: openings-turns.sh SECONDS RULES [RUNS] [THREADS]"
@@ -38,6 +39,13 @@ mkdir -p "$proofs" "$logs"
 # The open turns, in the map's order (its JSON names each turn's move before its value).
 map=$("$kalah" proof map "$start" --rules "$rules" --proofs "$proofs" --out "$out" --json)
 mapfile -t open < <(grep -o '"move":"[^"]*","value":null' <<<"$map" | cut -d'"' -f4)
+if [[ -n "${TURNS:-}" ]]; then
+    wanted=",$TURNS,"
+    for i in "${!open[@]}"; do
+        [[ "$wanted" == *",${open[i]},"* ]] || unset "open[i]"
+    done
+    open=("${open[@]}")
+fi
 echo "$rules $start: ${#open[@]} open first turns: ${open[*]}"
 
 declare -A running=()
