@@ -10,7 +10,7 @@ use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
 
-use crate::board::{MAX_BINS, MAX_HOUSES, Position, Side};
+use crate::board::{MAX_BINS, MAX_HOUSES, MAX_SEEDS, Position, Side};
 
 /// Text that could not be read, with the span (byte offsets into the input) it concerns.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -66,6 +66,12 @@ pub fn parse_position(text: &str) -> Result<Position, ParseError> {
             // Digits only: Rust's parser would take "+4" as 4.
             _ => match token.parse::<u32>().ok().filter(|_| token.bytes().all(|b| b.is_ascii_digit())) {
                 Some(seeds) => bins.push((seeds, span)),
+                None if token.bytes().all(|b| b.is_ascii_digit()) => {
+                    return Err(ParseError::new(
+                        format!("'{token}' seeds in one bin is more than the {MAX_SEEDS} supported in all"),
+                        span,
+                    ));
+                }
                 None => {
                     return Err(ParseError::new(
                         format!("'{token}' is neither a seed count nor the side to move (S or N)"),
@@ -392,6 +398,10 @@ mod tests {
         assert!(err.message.contains("'x'"), "{}", err.message);
         let err = parse_position("4 +4 4 0 4 4 4 0 S").unwrap_err();
         assert_eq!((err.span.clone(), err.message.contains("'+4' is neither")), (2..4, true), "{}", err.message);
+        // A count too large for the parser is named as too many seeds, under its own digits.
+        let err = parse_position("1 99999999999 1 0 S").unwrap_err();
+        assert_eq!(err.span, 2..13);
+        assert!(err.message.contains("more than the 255 supported"), "{}", err.message);
         let err = parse_position("4 4 4 0 4 4 4 0").unwrap_err();
         assert!(err.message.contains("side to move"), "{}", err.message);
         let err = parse_position("4 4 4 0 4 4 0 S").unwrap_err();
