@@ -9,9 +9,10 @@
 # early with `kill -TERM` on `kalah proof openings`, then commit the proofs' logs and
 # data/results/openings-*.{csv,jsonl}.
 #   scripts/openings-session.sh SECONDS [RULES ...]
-# Environment: START (6x6), PROOFS (data/proofs), OUT (data/results/openings-START),
-# MAX_SEEDS (32), TABLE_MB (4096), MIN_BUILD_SECONDS (2700: a database is not begun with less
-# time left, as a build killed at the end would lose its top layer's work).
+# Environment: START (6x6), PROOFS (data/proofs), MAP (the map's .jsonl and .csv without their
+# ending, data/results/openings-START), MAX_SEEDS (32), TABLE_MB (4096), MIN_BUILD_SECONDS (2700:
+# a database is not begun with less time left, as a build killed at the end would lose its top
+# layer's work).
 set -euo pipefail
 usage="usage: openings-session.sh SECONDS [RULES ...]"
 seconds=${1:?$usage}
@@ -20,7 +21,7 @@ rule_sets=("$@")
 (( ${#rule_sets[@]} > 0 )) || rule_sets=(empty-capture standard)
 start=${START:-6x6}
 proofs=${PROOFS:-data/proofs}
-out=${OUT:-data/results/openings-$start}
+out=${MAP:-data/results/openings-$start}
 max_seeds=${MAX_SEEDS:-32}
 table_mb=${TABLE_MB:-4096}
 min_build_seconds=${MIN_BUILD_SECONDS:-2700}
