@@ -64,17 +64,17 @@ pub fn parse_position(text: &str) -> Result<Position, ParseError> {
             "S" | "s" => side = Some(Side::South),
             "N" | "n" => side = Some(Side::North),
             // Digits only: Rust's parser would take "+4" as 4.
-            _ => match token.parse::<u32>().ok().filter(|_| token.bytes().all(|b| b.is_ascii_digit())) {
-                Some(seeds) => bins.push((seeds, span)),
-                None if token.bytes().all(|b| b.is_ascii_digit()) => {
+            _ if !token.bytes().all(|b| b.is_ascii_digit()) => {
+                return Err(ParseError::new(
+                    format!("'{token}' is neither a seed count nor the side to move (S or N)"),
+                    span,
+                ));
+            }
+            _ => match token.parse::<u32>() {
+                Ok(seeds) => bins.push((seeds, span)),
+                Err(_) => {
                     return Err(ParseError::new(
                         format!("'{token}' seeds in one bin is more than the {MAX_SEEDS} supported in all"),
-                        span,
-                    ));
-                }
-                None => {
-                    return Err(ParseError::new(
-                        format!("'{token}' is neither a seed count nor the side to move (S or N)"),
                         span,
                     ));
                 }
