@@ -27,6 +27,14 @@ fn new_proof(dir: &Path, rules: Rules, root: Position, claim: &str, task_nodes: 
     spec
 }
 
+/// A proof in `dir` of a true claim, standard Kalah(4,4) `>=` its value, with 3,000-node tasks
+/// (so that it has several leaves).
+fn true_4x4_proof(dir: &Path) -> Spec {
+    let root = Position::start(4, 4).unwrap();
+    let value = Solver::new(Rules::STANDARD).unwrap().value(&root);
+    new_proof(dir, Rules::STANDARD, root, &format!(">= {value}"), 3_000)
+}
+
 /// The proof in `dir` as its logs leave it.
 fn load(dir: &Path) -> Tree {
     let mut tree = Tree::new(Spec::load(dir).unwrap());
@@ -114,9 +122,7 @@ fn a_proof_grows_alike_whatever_searches_came_before_it() {
 #[test]
 fn the_check_searches_from_an_empty_table_even_in_the_search_that_grew_the_proof() {
     let dir = tempfile::tempdir().unwrap();
-    let root = Position::start(4, 4).unwrap();
-    let value = Solver::new(Rules::STANDARD).unwrap().value(&root);
-    let spec = new_proof(dir.path(), Rules::STANDARD, root, &format!(">= {value}"), 3_000);
+    let spec = true_4x4_proof(dir.path());
     let mut tree = load(dir.path());
     let mut grown_by = search(spec.rules);
     let options = RunOptions { idle_wait: Duration::ZERO, ..RunOptions::with_task_nodes(spec.task_nodes) };
@@ -135,9 +141,7 @@ fn the_check_searches_from_an_empty_table_even_in_the_search_that_grew_the_proof
 #[test]
 fn a_raised_interrupt_stops_the_check_between_leaves_and_it_passes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let root = Position::start(4, 4).unwrap();
-    let value = Solver::new(Rules::STANDARD).unwrap().value(&root);
-    let spec = new_proof(dir.path(), Rules::STANDARD, root, &format!(">= {value}"), 3_000);
+    let spec = true_4x4_proof(dir.path());
     assert_eq!(run(dir.path(), None, None).proven, Some(true));
     let whole = check(dir.path());
     assert!(whole.passed() && !whole.interrupted && whole.sampled >= 2, "{whole:?}");
@@ -182,7 +186,7 @@ fn a_raised_interrupt_stops_the_check_between_leaves_and_it_passes_nothing() {
     });
     assert!(proof::check(&spec, &records(dir.path()), Some(resample)).is_err());
     assert!(flag.load(Ordering::Relaxed));
-    let board = root.without_stores();
+    let board = spec.root.without_stores();
     assert!(searcher.board_value_at_least(&board, 0).is_ok(), "the check left its flag on the search");
 }
 
