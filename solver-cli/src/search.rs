@@ -370,15 +370,32 @@ fn bounded_text(position: &Position, answer: &BoundedAnswer) -> String {
     let mover = position.to_move().name();
     let wdl = answer.wdl.map_or(String::new(), |wdl| format!(" ({wdl})"));
     let source = match answer.source {
-        Source::Book => "the search ran out of time; a perfect line in the book passes here".to_string(),
-        _ => format!("proven by checked proofs: {}", answer.proofs.join(", ")),
+        Source::Book => "the search ran out of time; a perfect line in the book passes here",
+        _ => "proven by checked proofs:",
     };
     let mut text =
         format!("value {} for {mover}{wdl}, {source}\n", BoundedAnswer::text(answer.lower, answer.upper, total));
+    text += &proofs_text("  ", (answer.lower, &answer.lower_proofs), (answer.upper, &answer.upper_proofs));
     text += "moves (value for the mover, stores included):\n";
     for m in &answer.moves {
         let best = if m.best { "  best" } else { "" };
         text += &format!("  {:>2} {}{best}\n", m.house, BoundedAnswer::text(m.lower, m.upper, total));
+        text += &proofs_text("       ", (m.lower, &m.lower_proofs), (m.upper, &m.upper_proofs));
+    }
+    text
+}
+
+/// A line for each bound that proofs give, `indent`ed: `at least +4: PROOF, ...`.
+fn proofs_text(
+    indent: &str,
+    (lower, lower_proofs): (i32, &[String]),
+    (upper, upper_proofs): (i32, &[String]),
+) -> String {
+    let mut text = String::new();
+    for (words, bound, proofs) in [("at least", lower, lower_proofs), ("at most", upper, upper_proofs)] {
+        if !proofs.is_empty() {
+            text += &format!("{indent}{words} {}: {}\n", signed(bound), proofs.join(", "));
+        }
     }
     text
 }

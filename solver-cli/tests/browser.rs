@@ -358,9 +358,16 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     let six_six_start = "6 6 6 6 6 6 0 6 6 6 6 6 6 0 S";
     browser.navigate(&format!("{}/#rules=standard&start={}", server.url, six_six_start.replace(' ', "+")));
     browser.wait_for_position(six_six_start);
-    assert!(browser.text("source").contains("proven by checked proofs"), "{}", browser.text("source"));
+    // Each bound names the proofs it rests on, and only those.
+    let source = browser.text("source");
+    assert_eq!(
+        source,
+        "proven by checked proofs: at least +4: data/proofs/standard-6x6-ge-4; at most +4: data/proofs/standard-6x6-le-4"
+    );
     assert_eq!(browser.text("value"), "value +4 for South");
     assert_eq!(browser.house_values("south"), ["+4", "≤ +4", "≤ +4", "≤ +4", "≤ +4", "≤ +4"]);
+    let title = browser.script("return document.querySelector('.house[data-side=\"south\"][data-house=\"2\"]').title");
+    assert_eq!(title.as_str(), Some("play house 2: value ≤ +4 (proven: at most +4: data/proofs/standard-6x6-le-4)"));
     wait_for("the explorer of the proofs' map", || {
         browser.text("explorer-summary").contains("proven by checked proofs").then_some(())
     });

@@ -114,24 +114,45 @@ fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
     let clock = std::time::Instant::now();
     let standard = json_of(&kalah(&["query", "6x6", "--db", db, "--json"]));
     assert_eq!((standard["value"].as_i64(), standard["source"].as_str()), (Some(4), Some("proof")), "{standard}");
-    // The start's own two proofs, then every proof behind a first turn's bound in the shipped map
-    // (the tests of `kalah proof openings`, which grow as it goes on): exactly those.
-    let names = |list: &Value| {
+    // The value rests on the start's own two proofs; each move's bounds on the first turns that
+    // begin with it (the tests of `kalah proof openings`, which grow as it goes on): its lower bound
+    // on the first turn that gives it, its upper bound on every one of them.
+    let names = |list: &Value| -> Vec<String> {
         list.as_array().map_or_else(Vec::new, |l| l.iter().map(|p| p.as_str().unwrap().to_string()).collect())
     };
-    let proofs: std::collections::BTreeSet<String> = names(&standard["proofs"]).into_iter().collect();
     let map = include_str!("../../data/results/openings-6x6.jsonl")
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
         .find(|row| row["rules"] == "standard")
         .expect("the shipped map of standard Kalah(6,6)");
-    let mut mapped: std::collections::BTreeSet<String> =
-        [&map["lower_proofs"], &map["upper_proofs"]].into_iter().flat_map(names).collect();
-    assert_eq!(mapped.iter().collect::<Vec<_>>(), ["data/proofs/standard-6x6-ge-4", "data/proofs/standard-6x6-le-4"]);
-    for opening in map["openings"].as_array().unwrap() {
-        mapped.extend([&opening["lower_proofs"], &opening["upper_proofs"]].into_iter().flat_map(names));
+    assert_eq!(
+        (names(&standard["lower_proofs"]), names(&standard["upper_proofs"])),
+        (vec!["data/proofs/standard-6x6-ge-4".to_string()], vec!["data/proofs/standard-6x6-le-4".to_string()])
+    );
+    let mut shown: std::collections::BTreeSet<String> =
+        [&standard["lower_proofs"], &standard["upper_proofs"]].into_iter().flat_map(names).collect();
+    for m in standard["moves"].as_array().unwrap() {
+        let house = m["move"].as_u64().unwrap().to_string();
+        let turns: Vec<&Value> = map["openings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| o["move"].as_str().unwrap().split(' ').next() == Some(house.as_str()))
+            .collect();
+        let lower = turns.iter().map(|o| o["lower"].as_i64().unwrap()).max().unwrap();
+        let giving = turns.iter().find(|o| o["lower"].as_i64() == Some(lower)).unwrap();
+        let mut upper_proofs: Vec<String> = turns.iter().flat_map(|o| names(&o["upper_proofs"])).collect();
+        upper_proofs.sort();
+        upper_proofs.dedup();
+        assert_eq!(m["lower"].as_i64(), Some(lower), "{m}");
+        assert_eq!(
+            (names(&m["lower_proofs"]), names(&m["upper_proofs"])),
+            (names(&giving["lower_proofs"]), upper_proofs)
+        );
+        shown.extend([&m["lower_proofs"], &m["upper_proofs"]].into_iter().flat_map(names));
     }
-    assert_eq!(proofs, mapped, "{standard}");
+    // `proofs` lists every proof the answer names.
+    assert_eq!(names(&standard["proofs"]), shown.into_iter().collect::<Vec<_>>(), "{standard}");
     // Move 1 (then 3) is proven best; every other move is at most +4.
     for m in standard["moves"].as_array().unwrap() {
         assert_eq!(m["upper"].as_i64(), Some(4), "{m}");

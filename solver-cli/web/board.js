@@ -83,6 +83,13 @@ function store(side, bin, count, column) {
 
 // A value as far as it is known: exact (`+4`), or the bounds proofs give (`≤ +4`, `≥ +2`, `?`);
 // a bound of all the game's seeds says nothing.
+// The proofs behind each bound that proofs give: `at least +4: PROOF; at most +4: PROOF, PROOF`.
+function proofsText(known) {
+  const bounds = [['at least', known.lower, known.lower_proofs], ['at most', known.upper, known.upper_proofs]];
+  return bounds.filter(([, , proofs]) => proofs && proofs.length)
+    .map(([words, bound, proofs]) => `${words} ${signed(bound)}: ${proofs.join(', ')}`).join('; ');
+}
+
 function valueText(known) {
   if (typeof known.value === 'number') return signed(known.value);
   if (typeof known.lower !== 'number') return '';
@@ -118,8 +125,10 @@ function house(side, number, bin, count, row, column, move) {
   if (move) {
     if (known) value.classList.add(meaning(move));
     node.classList.add('playable');
+    const proofs = known ? proofsText(move) : '';
     node.title = `play house ${number}` + (known ? `: value ${valueText(move)}` : '') +
-      (move.extra_turn ? ', extra turn' : '') + (move.capture ? `, captures ${move.captured}` : '');
+      (move.extra_turn ? ', extra turn' : '') + (move.capture ? `, captures ${move.captured}` : '') +
+      (proofs ? ` (proven: ${proofs})` : '');
     node.addEventListener('click', () => playMove(move));
   } else {
     node.disabled = true;
@@ -283,7 +292,7 @@ function showStatus(answer) {
   const sources = { database: 'from the endgame database', search: 'by exact search', book: 'from the opening book' };
   // A bounded answer from the book stands in for a search out of time: a perfect line passes here.
   const line = answer.source === 'book' && 'lower' in answer;
-  $('source').textContent = answer.source === 'proof' ? `proven by checked proofs: ${answer.proofs.join(', ')}`
+  $('source').textContent = answer.source === 'proof' ? `proven by checked proofs: ${proofsText(answer)}`
     : line ? 'no search finished in time; a perfect line in the opening book passes here: its move is best'
       : sources[answer.source] || '';
 }
@@ -557,8 +566,8 @@ async function showExplorer(offer) {
   const pie = typeof table.pie_value === 'number'
     ? `; under the pie rule ${signed(table.pie_value)} (fairest: ${table.fairest.join(', ')})` : '';
   $('explorer-summary').textContent = proven
-    ? `Value ${valueText(table)} for South, proven by checked proofs (${[...new Set([...table.lower_proofs,
-      ...table.upper_proofs])].join(', ')}); each first turn as far as they reach.`
+    ? `Value ${valueText(table)} for South, proven by checked proofs (${proofsText(table)}); ` +
+      'each first turn as far as they reach.'
     : `Value ${signed(table.value)} for ${mover} (best: ${table.best.join(', ')})${pie}.`;
   $('explorer-rows').replaceChildren(...table.openings.map((opening) => {
     const row = element('tr');

@@ -10,7 +10,7 @@ pub use line::{LineMove, Mainline};
 pub(crate) use position::moves_best_first;
 pub use position::{
     Answer, BoundedAnswer, Bounds, Estimate, LegalMove, MoveBounds, MoveEffect, MoveValue, PositionAnswer,
-    PositionMoves, PositionReport, Source, Unfinished, legal_moves,
+    PositionMoves, PositionReport, ProvenValue, Source, Unfinished, legal_moves,
 };
 
 use crate::board::{Position, Side};

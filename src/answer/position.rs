@@ -195,8 +195,67 @@ pub struct MoveBounds {
     pub lower: i32,
     /// And at most this.
     pub upper: i32,
+    /// The checked proofs behind `lower` (none where the rules alone give it).
+    pub lower_proofs: Vec<String>,
+    /// The checked proofs behind `upper`.
+    pub upper_proofs: Vec<String>,
     /// It is proven to keep the position's value: exact, and equal to it.
     pub best: bool,
+}
+
+/// A value as far as checked proofs establish it: its bounds, exact once they meet, and the
+/// proofs each bound rests on (none where the rules alone give it: all the game's seeds).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProvenValue {
+    /// The exact value, once its bounds meet.
+    pub value: Option<i32>,
+    /// The value is at least this.
+    pub lower: i32,
+    /// And at most this.
+    pub upper: i32,
+    /// The proofs behind `lower`, sorted.
+    pub lower_proofs: Vec<String>,
+    /// The proofs behind `upper`, sorted.
+    pub upper_proofs: Vec<String>,
+}
+
+impl ProvenValue {
+    /// `lower..=upper`, resting on these proofs.
+    pub fn new(lower: i32, upper: i32, mut lower_proofs: Vec<String>, mut upper_proofs: Vec<String>) -> ProvenValue {
+        for proofs in [&mut lower_proofs, &mut upper_proofs] {
+            proofs.sort_unstable();
+            proofs.dedup();
+        }
+        ProvenValue { value: (lower == upper).then_some(lower), lower, upper, lower_proofs, upper_proofs }
+    }
+
+    /// The same value seen by the other side.
+    pub fn negated(&self) -> ProvenValue {
+        ProvenValue::new(-self.upper, -self.lower, self.upper_proofs.clone(), self.lower_proofs.clone())
+    }
+
+    /// What is proven of the larger of two values (a choice between two moves): the larger lower
+    /// bound with the proofs of whichever gives it (`self`'s on a tie), and the larger upper bound,
+    /// which needs both upper bounds, so both sets of proofs.
+    pub fn or_better(&self, other: &ProvenValue) -> ProvenValue {
+        let lower = if other.lower > self.lower { other } else { self };
+        let upper_proofs = self.upper_proofs.iter().chain(&other.upper_proofs).cloned().collect();
+        ProvenValue::new(lower.lower, self.upper.max(other.upper), lower.lower_proofs.clone(), upper_proofs)
+    }
+
+    /// What two sets of bounds on the same value prove together: the tighter bound on each side,
+    /// with its proofs (`own`'s on a tie); an error where they contradict each other.
+    pub fn narrowed_by(&self, own: &ProvenValue) -> Result<ProvenValue, String> {
+        let lower = if own.lower >= self.lower { own } else { self };
+        let upper = if own.upper <= self.upper { own } else { self };
+        if lower.lower > upper.upper {
+            return Err(format!(
+                "bounds {}..{} contradict bounds {}..{}",
+                own.lower, own.upper, self.lower, self.upper
+            ));
+        }
+        Ok(ProvenValue::new(lower.lower, upper.upper, lower.lower_proofs.clone(), upper.upper_proofs.clone()))
+    }
 }
 
 /// A position as far as checked proofs establish it: its value's bounds (exact when they meet)
@@ -210,6 +269,10 @@ pub struct BoundedAnswer {
     pub lower: i32,
     /// And at most this.
     pub upper: i32,
+    /// The checked proofs behind `lower`.
+    pub lower_proofs: Vec<String>,
+    /// The checked proofs behind `upper`.
+    pub upper_proofs: Vec<String>,
     /// [`wdl`] where the bounds decide it: a win once the lower bound is above 0, a loss once the
     /// upper bound is below, a draw when both are 0.
     pub wdl: Option<&'static str>,
@@ -219,7 +282,7 @@ pub struct BoundedAnswer {
     pub moves: Vec<MoveBounds>,
     /// Where the bounds came from.
     pub source: Source,
-    /// The proof directories the bounds rest on.
+    /// Every proof behind this answer's bounds, the moves' included, sorted.
     pub proofs: Vec<String>,
     /// Positions searched for this answer (none).
     pub nodes: u64,
@@ -228,41 +291,47 @@ pub struct BoundedAnswer {
 }
 
 impl BoundedAnswer {
-    /// The answer at `position` for bounds `lower..=upper` and `moves` (by house 0..m: lower,
-    /// upper), from `proofs`.
+    /// The answer at `position`: its value as far as proofs establish it, and each legal move's
+    /// (by house 0..m).
     pub fn new(
         rules: &Rules,
         position: &Position,
-        (lower, upper): (i32, i32),
-        moves: &[(usize, i32, i32)],
-        proofs: Vec<String>,
+        known: ProvenValue,
+        moves: &[(usize, ProvenValue)],
     ) -> BoundedAnswer {
-        let value = (lower == upper).then_some(lower);
-        let wdl = match (lower, upper) {
+        let wdl = match (known.lower, known.upper) {
             (l, _) if l > 0 => Some(wdl(1)),
             (_, u) if u < 0 => Some(wdl(-1)),
             (0, 0) => Some(wdl(0)),
             _ => None,
         };
+        let mut proofs: Vec<String> = [&known]
+            .into_iter()
+            .chain(moves.iter().map(|(_, m)| m))
+            .flat_map(|k| k.lower_proofs.iter().chain(&k.upper_proofs).cloned())
+            .collect();
+        proofs.sort_unstable();
+        proofs.dedup();
         let mut moves: Vec<MoveBounds> = moves
             .iter()
-            .map(|&(house, lower, upper)| {
-                let exact = (lower == upper).then_some(lower);
-                MoveBounds {
-                    house: house + 1,
-                    effect: MoveEffect::of(rules, position, house),
-                    value: exact,
-                    lower,
-                    upper,
-                    best: exact.is_some() && exact == value,
-                }
+            .map(|(house, bounds)| MoveBounds {
+                house: house + 1,
+                effect: MoveEffect::of(rules, position, *house),
+                value: bounds.value,
+                lower: bounds.lower,
+                upper: bounds.upper,
+                lower_proofs: bounds.lower_proofs.clone(),
+                upper_proofs: bounds.upper_proofs.clone(),
+                best: bounds.value.is_some() && bounds.value == known.value,
             })
             .collect();
         moves.sort_by_key(|m| (-m.lower, -m.upper, m.house));
         BoundedAnswer {
-            value,
-            lower,
-            upper,
+            value: known.value,
+            lower: known.lower,
+            upper: known.upper,
+            lower_proofs: known.lower_proofs,
+            upper_proofs: known.upper_proofs,
             wdl,
             game_over: false,
             moves,
@@ -368,4 +437,32 @@ pub struct Unfinished {
     /// Every legal move's estimate, best first (only when time ran out).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub estimates: Vec<Estimate>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ProvenValue;
+
+    fn proven(lower: i32, upper: i32, lower_proofs: &[&str], upper_proofs: &[&str]) -> ProvenValue {
+        let names = |list: &[&str]| list.iter().map(|p| p.to_string()).collect();
+        ProvenValue::new(lower, upper, names(lower_proofs), names(upper_proofs))
+    }
+
+    #[test]
+    fn each_bound_keeps_the_proofs_it_rests_on() {
+        let (a, b) = (proven(2, 4, &["ge-2"], &["le-4"]), proven(0, 6, &["ge-0"], &["le-6"]));
+        // The better of two moves: the larger lower bound with its own proof; the larger upper
+        // bound needs both.
+        assert_eq!(a.or_better(&b), proven(2, 6, &["ge-2"], &["le-4", "le-6"]));
+        assert_eq!(b.or_better(&a), proven(2, 6, &["ge-2"], &["le-6", "le-4"]));
+        // On a tie the first one's proof is enough.
+        assert_eq!(a.or_better(&proven(2, 2, &["other-ge-2"], &["other-le-2"])).lower_proofs, ["ge-2"]);
+        // Two sets of bounds on one value: the tighter of each, the own ones on a tie.
+        let own = proven(2, 6, &["own-ge-2"], &["own-le-6"]);
+        assert_eq!(a.narrowed_by(&own).unwrap(), proven(2, 4, &["own-ge-2"], &["le-4"]));
+        assert!(a.narrowed_by(&proven(6, 8, &["ge-6"], &[])).unwrap_err().contains("contradict"));
+        // The other side's view swaps the bounds and their proofs.
+        assert_eq!(a.negated(), proven(-4, -2, &["le-4"], &["ge-2"]));
+        assert_eq!(proven(4, 4, &[], &[]).value, Some(4));
+    }
 }

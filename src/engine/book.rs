@@ -4,13 +4,13 @@
 //! at each position within the first turn (a move's value is the best of the first turns that
 //! begin with it), and each start's opening table with its pie-rule value.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::lines::Lines;
-use crate::answer::{BoundedAnswer, Mainline, PositionAnswer, Source, moves_best_first, wdl};
+use crate::answer::{BoundedAnswer, Mainline, PositionAnswer, ProvenValue, Source, moves_best_first, wdl};
 use crate::board::Position;
 use crate::moves::Turn;
 use crate::notation::parse_position;
@@ -74,34 +74,6 @@ pub struct MapOpening {
     pub known: ProvenValue,
 }
 
-/// A value as far as proofs establish it: its bounds, exact once they meet, and the proofs
-/// behind each.
-#[derive(Clone, Debug, Serialize)]
-pub struct ProvenValue {
-    /// The exact value, once its bounds meet.
-    pub value: Option<i32>,
-    /// The value is at least this.
-    pub lower: i32,
-    /// And at most this.
-    pub upper: i32,
-    /// The proofs behind `lower`.
-    pub lower_proofs: Vec<String>,
-    /// The proofs behind `upper`.
-    pub upper_proofs: Vec<String>,
-}
-
-impl ProvenValue {
-    fn new(lower: i32, upper: i32, lower_proofs: &[String], upper_proofs: &[String]) -> ProvenValue {
-        ProvenValue {
-            value: (lower == upper).then_some(lower),
-            lower,
-            upper,
-            lower_proofs: lower_proofs.to_vec(),
-            upper_proofs: upper_proofs.to_vec(),
-        }
-    }
-}
-
 /// A line of a result file; items other than openings tables are skipped.
 #[derive(Deserialize)]
 struct ResultLine {
@@ -137,18 +109,16 @@ struct ResultBounds {
 impl ResultBounds {
     /// Both bounds with what they say, when the line gives both.
     fn proven(&self) -> Option<ProvenValue> {
-        Some(ProvenValue::new(self.lower?, self.upper?, &self.lower_proofs, &self.upper_proofs))
+        Some(ProvenValue::new(self.lower?, self.upper?, self.lower_proofs.clone(), self.upper_proofs.clone()))
     }
 }
 
-/// What proofs establish at a position of a first turn: its bounds, each legal move's (by house
-/// 0..m: lower, upper), and the proofs behind them.
-#[derive(Clone, Debug, Default)]
+/// What proofs establish at a position of a first turn: its value and each legal move's (by
+/// house 0..m).
+#[derive(Clone, Debug)]
 struct Bounded {
-    lower: i32,
-    upper: i32,
-    moves: Vec<(usize, i32, i32)>,
-    proofs: BTreeSet<String>,
+    known: ProvenValue,
+    moves: Vec<(usize, ProvenValue)>,
 }
 
 /// What the book was made from that it could not use.
@@ -303,69 +273,56 @@ impl OpeningBook {
     /// start's; a table without bounds adds nothing.
     fn add_bounded(&mut self, record: &ResultLine, rules: Rules, start: Position) -> Result<(), String> {
         let Some(known) = record.known.proven() else { return Ok(()) };
-        let (lower, upper) = (known.lower, known.upper);
-        /// A move's bounds at a position of a first turn: its best continuation's.
-        struct MoveKnown {
-            house: usize,
-            lower: i32,
-            upper: i32,
-            proofs: BTreeSet<String>,
-        }
-        let mut at: HashMap<Position, Vec<MoveKnown>> = HashMap::new();
-        let mut after_turns = Vec::new();
+        let mut at: HashMap<Position, Vec<(usize, ProvenValue)>> = HashMap::new();
+        let mut after_turns: HashMap<Position, ProvenValue> = HashMap::new();
         let mut map = StartMap {
             rules: rules.to_string(),
             position: start.to_string(),
-            known,
+            known: known.clone(),
             openings: Vec::new(),
             source: Source::Proof,
         };
         for opening in &record.openings {
-            let Some(known) = opening.known.proven() else { return Ok(()) };
-            let (o_lower, o_upper) = (known.lower, known.upper);
-            let proofs: BTreeSet<String> = known.lower_proofs.iter().chain(&known.upper_proofs).cloned().collect();
-            map.openings.push(MapOpening { moves: opening.moves.clone(), known });
+            let Some(turn) = opening.known.proven() else { return Ok(()) };
+            map.openings.push(MapOpening { moves: opening.moves.clone(), known: turn.clone() });
             let (path, after) = turn_path(&rules, &start, &opening.moves)?;
             if !after.is_over(&rules) {
-                after_turns.push((after, (o_lower, o_upper), proofs.clone()));
+                // After a first turn the other side moves, at the turn's value negated; a
+                // position two turns reach is worth what both prove.
+                let other_side = turn.negated();
+                let both = match after_turns.get(&after) {
+                    Some(known) => known.narrowed_by(&other_side)?,
+                    None => other_side,
+                };
+                after_turns.insert(after, both);
             }
+            // A move within a first turn is worth the best of the turns that go on with it.
             for (position, house) in path {
                 let moves = at.entry(position).or_default();
-                match moves.iter_mut().find(|m| m.house == house) {
-                    Some(known) => {
-                        (known.lower, known.upper) = (known.lower.max(o_lower), known.upper.max(o_upper));
-                        known.proofs.extend(proofs.iter().cloned());
-                    }
-                    None => moves.push(MoveKnown { house, lower: o_lower, upper: o_upper, proofs: proofs.clone() }),
+                match moves.iter_mut().find(|(h, _)| *h == house) {
+                    Some((_, known)) => *known = known.or_better(&turn),
+                    None => moves.push((house, turn.clone())),
                 }
             }
         }
         every_move_covered(&record.position, &at)?;
         let rules = rules.for_values();
         for (position, moves) in at {
-            let mut bounded = Bounded {
-                lower: moves.iter().map(|m| m.lower).max().ok_or("no openings")?,
-                upper: moves.iter().map(|m| m.upper).max().ok_or("no openings")?,
-                moves: moves.iter().map(|m| (m.house, m.lower, m.upper)).collect(),
-                proofs: moves.into_iter().flat_map(|m| m.proofs).collect(),
-            };
+            let first = moves.first().ok_or("no openings")?.1.clone();
+            let mut best = moves.iter().fold(first, |best, (_, known)| best.or_better(known));
             if position == start {
                 // The start's own proofs may narrow what its openings give.
-                (bounded.lower, bounded.upper) = (bounded.lower.max(lower), bounded.upper.min(upper));
-                if bounded.lower > bounded.upper {
-                    return Err(format!("bounds {lower}..{upper} contradict its openings'"));
-                }
-                bounded.proofs.extend(map.known.lower_proofs.iter().chain(&map.known.upper_proofs).cloned());
+                best = best.narrowed_by(&known)?;
             }
-            self.bounded.insert((rules, position), bounded);
+            self.bounded.insert((rules, position), Bounded { known: best, moves });
         }
-        // After a first turn the other side moves: its value is the turn's, negated, and each of
-        // its moves is worth at most that (what each is worth, no proof says).
-        for (after, (o_lower, o_upper), proofs) in after_turns {
-            let (lower, upper) = (-o_upper, -o_lower);
+        // Each of the other side's moves is worth at most the position (what each is worth, no
+        // proof says).
+        for (after, known) in after_turns {
             let total = after.total_seeds() as i32;
-            let moves = after.legal_moves().map(|house| (house, -total, upper)).collect();
-            self.bounded.insert((rules, after), Bounded { lower, upper, moves, proofs });
+            let at_most = ProvenValue::new(-total, known.upper, Vec::new(), known.upper_proofs.clone());
+            let moves = after.legal_moves().map(|house| (house, at_most.clone())).collect();
+            self.bounded.insert((rules, after), Bounded { known, moves });
         }
         self.maps.insert((rules, start), map);
         Ok(())
@@ -438,8 +395,7 @@ impl OpeningBook {
     /// within a first turn of one or is where a first turn leaves the other side to move.
     pub(crate) fn bounded_answer(&self, rules: &Rules, position: &Position) -> Option<BoundedAnswer> {
         let bounded = self.bounded.get(&(rules.for_values(), *position))?;
-        let proofs = bounded.proofs.iter().cloned().collect();
-        Some(BoundedAnswer::new(rules, position, (bounded.lower, bounded.upper), &bounded.moves, proofs))
+        Some(BoundedAnswer::new(rules, position, bounded.known.clone(), &bounded.moves))
     }
 
     /// What a shipped perfect line through `position` establishes: the position's exact value,
@@ -450,12 +406,13 @@ impl OpeningBook {
         let from = self.lines.from(rules, position)?;
         let best = *from.turns.first()?.first()?;
         let (value, total) = (from.value, position.total_seeds() as i32);
-        let moves: Vec<(usize, i32, i32)> = position
+        let bounds = |lower: i32| ProvenValue::new(lower, value, Vec::new(), Vec::new());
+        let moves: Vec<(usize, ProvenValue)> = position
             .without_stores()
             .legal_moves()
-            .map(|house| if house == best { (house, value, value) } else { (house, -total, value) })
+            .map(|house| (house, bounds(if house == best { value } else { -total })))
             .collect();
-        let mut answer = BoundedAnswer::new(rules, position, (value, value), &moves, Vec::new());
+        let mut answer = BoundedAnswer::new(rules, position, bounds(value), &moves);
         answer.source = Source::Book;
         Some(answer)
     }
