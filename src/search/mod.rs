@@ -710,7 +710,7 @@ impl<'db> Search<'db> {
             lates: 0,
             lead_house: None,
         };
-        self.expand(&mut node, board, seeds, key, table_move, expect_cut)?;
+        self.expand(&mut node, board, seeds, key, table_move)?;
         count!(self.stats, expanded, 1);
         count!(self.stats, children, node.count);
         let (best, best_move) = match node.decided_by_bounds(alpha, beta) {
@@ -769,8 +769,9 @@ impl<'db> Search<'db> {
     }
 
     /// Every child of `board` with its bounds: exact when the game ends or the database knows
-    /// it, else from the table (enhanced transposition cutoff) and the seeds left. Database
-    /// reads and table reads are all started before any is waited for.
+    /// it, from the table for the move to try first, else from the seeds left (the others' table
+    /// bounds are read before a second move is searched). Database reads and the table read are
+    /// all started before any is waited for.
     #[inline(always)]
     fn expand(
         &mut self,
@@ -779,7 +780,6 @@ impl<'db> Search<'db> {
         seeds: u32,
         key: TableKey,
         table_move: u8,
-        expect_cut: bool,
     ) -> Result<(), SearchError> {
         let mut started = [None; MAX_HOUSES];
         let mut probe_slots = [0usize; MAX_HOUSES];
@@ -790,8 +790,7 @@ impl<'db> Search<'db> {
         // The move to try first (order, house): the table's, else the best by the move order.
         let mut lead = None::<(i32, u8)>;
         // Houses from the store's end first: by the move order's tie-break the lead is then
-        // mostly the first child, and its bucket is on its way while the others are worked out
-        // (at a node expected to fail low every child's bucket is, as it comes).
+        // mostly the first child, and its bucket is on its way while the others are worked out.
         let opponent_seeds = board.opponent_seeds();
         let mut legal = board.legal_mask();
         while legal != 0 {
@@ -827,7 +826,7 @@ impl<'db> Search<'db> {
                     probes += 1;
                 } else {
                     let child_key = TableKey::of(&effect.child);
-                    if leads || !expect_cut {
+                    if leads {
                         self.table.prefetch(child_key);
                     }
                     lookups[searches] = (count, child_seeds, child_key);
@@ -836,27 +835,27 @@ impl<'db> Search<'db> {
             }
             node.count += 1;
         }
-        // A node expected to cut off nearly always does with the first move it tries, so of the
-        // children to search only that one's bucket is read now: the others' are read before
-        // another move is searched (`late`), the seeds bounding them till then. Database values
-        // are all read: one that reaches beta cuts off without a search.
+        // Most nodes end with the first move they try (a cutoff, or a node decided by its
+        // bounds), so of the children to search only that one's bucket is read now: the others'
+        // are read before another move is searched (`late`), the seeds bounding them till then.
+        // Nodes expected to fail low too: most of those cut off with their first move as well
+        // (docs/performance-history.md). Database values are all read: one that reaches beta cuts
+        // off without a search.
         node.lead_house = lead.map(|(_, house)| house);
-        if expect_cut {
-            let mut kept = 0;
-            for next in 0..searches {
-                let (slot, child_seeds, child_key) = lookups[next];
-                let child = node.children[slot].as_mut().expect("a child");
-                if Some(child.house) == node.lead_house {
-                    lookups[kept] = lookups[next];
-                    kept += 1;
-                } else {
-                    child_bounds(child, child_seeds, None);
-                    node.late[node.lates] = (child.house, child_seeds, child_key);
-                    node.lates += 1;
-                }
+        let mut kept = 0;
+        for next in 0..searches {
+            let (slot, child_seeds, child_key) = lookups[next];
+            let child = node.children[slot].as_mut().expect("a child");
+            if Some(child.house) == node.lead_house {
+                lookups[kept] = lookups[next];
+                kept += 1;
+            } else {
+                child_bounds(child, child_seeds, None);
+                node.late[node.lates] = (child.house, child_seeds, child_key);
+                node.lates += 1;
             }
-            searches = kept;
         }
+        searches = kept;
         for &(slot, child_seeds, child_key) in &lookups[..searches] {
             let stored = self.table.probe(child_key);
             count!(self.stats, table_children, stored.is_some());
