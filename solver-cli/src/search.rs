@@ -8,7 +8,7 @@ use clap::Args;
 use indicatif::ProgressDrawTarget;
 use indicatif::{ProgressBar, ProgressStyle};
 use kalah::Position;
-use kalah::answer::{self, Answer, BoundedAnswer, PositionAnswer, Source, StartReport};
+use kalah::answer::{self, Answer, BoundedAnswer, PositionAnswer, ProvenValue, Source, StartReport};
 use kalah::database::builder::{LayerReport, Progress};
 use kalah::database::{Database, DbError};
 use kalah::engine::book::{OpeningBook, StartMap};
@@ -373,26 +373,24 @@ fn bounded_text(position: &Position, answer: &BoundedAnswer) -> String {
         Source::Book => "the search ran out of time; a perfect line in the book passes here",
         _ => "proven by checked proofs:",
     };
+    let known = &answer.known;
     let mut text =
-        format!("value {} for {mover}{wdl}, {source}\n", BoundedAnswer::text(answer.lower, answer.upper, total));
-    text += &proofs_text("  ", (answer.lower, &answer.lower_proofs), (answer.upper, &answer.upper_proofs));
+        format!("value {} for {mover}{wdl}, {source}\n", BoundedAnswer::text(known.lower, known.upper, total));
+    text += &proofs_text("  ", known);
     text += "moves (value for the mover, stores included):\n";
     for m in &answer.moves {
         let best = if m.best { "  best" } else { "" };
-        text += &format!("  {:>2} {}{best}\n", m.house, BoundedAnswer::text(m.lower, m.upper, total));
-        text += &proofs_text("       ", (m.lower, &m.lower_proofs), (m.upper, &m.upper_proofs));
+        text += &format!("  {:>2} {}{best}\n", m.house, BoundedAnswer::text(m.known.lower, m.known.upper, total));
+        text += &proofs_text("       ", &m.known);
     }
     text
 }
 
 /// A line for each bound that proofs give, `indent`ed: `at least +4: PROOF, ...`.
-fn proofs_text(
-    indent: &str,
-    (lower, lower_proofs): (i32, &[String]),
-    (upper, upper_proofs): (i32, &[String]),
-) -> String {
+fn proofs_text(indent: &str, known: &ProvenValue) -> String {
     let mut text = String::new();
-    for (words, bound, proofs) in [("at least", lower, lower_proofs), ("at most", upper, upper_proofs)] {
+    let bounds = [("at least", known.lower, &known.lower_proofs), ("at most", known.upper, &known.upper_proofs)];
+    for (words, bound, proofs) in bounds {
         if !proofs.is_empty() {
             text += &format!("{indent}{words} {}: {}\n", signed(bound), proofs.join(", "));
         }

@@ -189,16 +189,10 @@ pub struct MoveBounds {
     /// What it does.
     #[serde(flatten)]
     pub effect: MoveEffect,
-    /// The exact value of the position after it, for the mover, once both bounds meet.
-    pub value: Option<i32>,
-    /// The mover's value after it is at least this.
-    pub lower: i32,
-    /// And at most this.
-    pub upper: i32,
-    /// The checked proofs behind `lower` (none where the rules alone give it).
-    pub lower_proofs: Vec<String>,
-    /// The checked proofs behind `upper`.
-    pub upper_proofs: Vec<String>,
+    /// The mover's value after it as far as proofs establish it (`value`, `lower`, `upper` and
+    /// the proofs behind each bound).
+    #[serde(flatten)]
+    pub known: ProvenValue,
     /// It is proven to keep the position's value: exact, and equal to it.
     pub best: bool,
 }
@@ -263,16 +257,10 @@ impl ProvenValue {
 /// which no search answers in a request's time.
 #[derive(Clone, Debug, Serialize)]
 pub struct BoundedAnswer {
-    /// Exact value for the side to move, stores included, once both bounds meet.
-    pub value: Option<i32>,
-    /// The value is at least this.
-    pub lower: i32,
-    /// And at most this.
-    pub upper: i32,
-    /// The checked proofs behind `lower`.
-    pub lower_proofs: Vec<String>,
-    /// The checked proofs behind `upper`.
-    pub upper_proofs: Vec<String>,
+    /// The value for the side to move, stores included, as far as proofs establish it (`value`
+    /// once both bounds meet, `lower`, `upper` and the proofs behind each bound).
+    #[serde(flatten)]
+    pub known: ProvenValue,
     /// [`wdl`] where the bounds decide it: a win once the lower bound is above 0, a loss once the
     /// upper bound is below, a draw when both are 0.
     pub wdl: Option<&'static str>,
@@ -317,29 +305,12 @@ impl BoundedAnswer {
             .map(|(house, bounds)| MoveBounds {
                 house: house + 1,
                 effect: MoveEffect::of(rules, position, *house),
-                value: bounds.value,
-                lower: bounds.lower,
-                upper: bounds.upper,
-                lower_proofs: bounds.lower_proofs.clone(),
-                upper_proofs: bounds.upper_proofs.clone(),
+                known: bounds.clone(),
                 best: bounds.value.is_some() && bounds.value == known.value,
             })
             .collect();
-        moves.sort_by_key(|m| (-m.lower, -m.upper, m.house));
-        BoundedAnswer {
-            value: known.value,
-            lower: known.lower,
-            upper: known.upper,
-            lower_proofs: known.lower_proofs,
-            upper_proofs: known.upper_proofs,
-            wdl,
-            game_over: false,
-            moves,
-            source: Source::Proof,
-            proofs,
-            nodes: 0,
-            seconds: 0.0,
-        }
+        moves.sort_by_key(|m| (-m.known.lower, -m.known.upper, m.house));
+        BoundedAnswer { known, wdl, game_over: false, moves, source: Source::Proof, proofs, nodes: 0, seconds: 0.0 }
     }
 
     /// The value as words: `+4`, `at least +2`, `at most +4`, `between -2 and +4`, or `not known`

@@ -308,8 +308,8 @@ impl OpeningBook {
         every_move_covered(&record.position, &at)?;
         let rules = rules.for_values();
         for (position, moves) in at {
-            let first = moves.first().ok_or("no openings")?.1.clone();
-            let mut best = moves.iter().fold(first, |best, (_, known)| best.or_better(known));
+            let (_, first) = moves.first().ok_or("no openings")?;
+            let mut best = moves[1..].iter().fold(first.clone(), |best, (_, known)| best.or_better(known));
             if position == start {
                 // The start's own proofs may narrow what its openings give.
                 best = best.narrowed_by(&known)?;
@@ -536,12 +536,15 @@ mod tests {
         let after = line.line[1].played.effect.position;
         let north = book.mainline(&Rules::STANDARD, &after).unwrap();
         let answer = book.line_answer(&Rules::STANDARD, &after).unwrap();
-        assert_eq!((answer.value, answer.lower, answer.upper), (Some(north.value), north.value, north.value));
+        assert_eq!(
+            (answer.known.value, answer.known.lower, answer.known.upper),
+            (Some(north.value), north.value, north.value)
+        );
         assert_eq!(answer.source, Source::Book);
         let best: Vec<usize> = answer.moves.iter().filter(|m| m.best).map(|m| m.house).collect();
         assert_eq!(best, vec![north.line[0].played.house], "the line's move, and only it, is known best");
         let total = after.total_seeds() as i32;
-        assert!(answer.moves.iter().all(|m| m.best || (m.lower, m.upper) == (-total, north.value)));
+        assert!(answer.moves.iter().all(|m| m.best || (m.known.lower, m.known.upper) == (-total, north.value)));
         assert_eq!(answer.moves.len(), after.without_stores().legal_moves().count());
         assert!(book.line_answer(&Rules::STANDARD, &Position::start(6, 3).unwrap()).is_none(), "no line there");
     }
@@ -614,32 +617,35 @@ mod tests {
         let six = Position::start(6, 6).unwrap();
         assert!(book.start(&Rules::STANDARD, &six).is_none() && book.answer(&Rules::STANDARD, &six).is_none());
         let standard = book.bounded_answer(&Rules::STANDARD, &six).unwrap();
-        assert_eq!((standard.value, standard.wdl), (Some(4), Some("win")));
+        assert_eq!((standard.known.value, standard.wdl), (Some(4), Some("win")));
         assert_eq!(standard.moves.iter().map(|m| (m.house, m.best)).collect::<Vec<_>>()[0], (1, true));
-        assert!(standard.moves.iter().all(|m| m.upper == 4));
+        assert!(standard.moves.iter().all(|m| m.known.upper == 4));
         let after_one = {
             let mut p = six;
             p.play(&Rules::STANDARD, 0);
             p
         };
-        assert_eq!(book.bounded_answer(&Rules::STANDARD, &after_one).unwrap().value, Some(4), "1 then 3");
+        assert_eq!(book.bounded_answer(&Rules::STANDARD, &after_one).unwrap().known.value, Some(4), "1 then 3");
         // After a whole first turn North moves, at the turn's value negated: exact after 1 3,
         // at least -4 after 2, with no move's value known.
         let after = |rules: &Rules, turn: &str| turn.parse::<Turn>().unwrap().play(rules, &six).unwrap();
         let north = book.bounded_answer(&Rules::STANDARD, &after(&Rules::STANDARD, "1 3")).unwrap();
-        assert_eq!((north.value, north.wdl), (Some(-4), Some("loss")));
+        assert_eq!((north.known.value, north.wdl), (Some(-4), Some("loss")));
         assert!(north.proofs.contains(&"data/proofs/standard-6x6-ge-4".to_string()), "{:?}", north.proofs);
         let north = book.bounded_answer(&Rules::STANDARD, &after(&Rules::STANDARD, "2")).unwrap();
-        assert_eq!((north.value, north.lower, north.upper), (None, -4, 72));
-        assert!(north.moves.len() == 6 && north.moves.iter().all(|m| (m.lower, m.upper, m.best) == (-72, 72, false)));
+        assert_eq!((north.known.value, north.known.lower, north.known.upper), (None, -4, 72));
+        assert!(
+            north.moves.len() == 6
+                && north.moves.iter().all(|m| (m.known.lower, m.known.upper, m.best) == (-72, 72, false))
+        );
         // Empty capture's turn 3 is worth 0 (as published): a draw for North too.
         let north = book.bounded_answer(&empty_capture, &after(&empty_capture, "3")).unwrap();
-        assert_eq!((north.value, north.wdl), (Some(0), Some("draw")));
-        assert!(north.moves.iter().all(|m| m.upper == 0), "no move of North's is worth more than the position");
+        assert_eq!((north.known.value, north.wdl), (Some(0), Some("draw")));
+        assert!(north.moves.iter().all(|m| m.known.upper == 0), "no move of North's is worth more than the position");
         let empty_six = book.bounded_answer(&empty_capture, &six).unwrap();
-        assert_eq!((empty_six.value, empty_six.lower), (Some(2), 2));
+        assert_eq!((empty_six.known.value, empty_six.known.lower), (Some(2), 2));
         assert!(empty_six.moves.iter().any(|m| m.house == 2 && m.best));
-        assert!(empty_six.moves.iter().all(|m| m.upper <= 2 && (!m.best || m.value == Some(2))));
+        assert!(empty_six.moves.iter().all(|m| m.known.upper <= 2 && (!m.best || m.known.value == Some(2))));
         assert_eq!(OpeningBook::shipped().unwrap().start_maps().count(), 2);
         // Every openings file in data/results is built in (a new one must be added to SHIPPED).
         let built_in: Vec<&str> = SHIPPED.iter().map(|(name, _)| *name).collect();
