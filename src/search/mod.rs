@@ -187,9 +187,10 @@ struct Expansion {
     /// The first `count` slots hold the legal moves.
     children: [Option<Child>; MAX_HOUSES],
     count: usize,
-    /// At a node expected to cut off: the children (house, seeds on the board, table key) whose
-    /// table bounds are read only if the lead move fails to cut off; the first `lates` are.
-    late: [(u8, u32, TableKey); MAX_HOUSES],
+    /// The children whose bounds are read only if the lead move fails to cut off (house, seeds
+    /// on the board, and the table key, or `None` for a database child's value); the first
+    /// `lates` are.
+    late: [(u8, u32, Option<TableKey>); MAX_HOUSES],
     lates: usize,
     /// The move tried first.
     lead_house: Option<u8>,
@@ -706,11 +707,11 @@ impl<'db> Search<'db> {
         let mut node = Expansion {
             children: [None; MAX_HOUSES],
             count: 0,
-            late: [(NO_MOVE, 0, key); MAX_HOUSES],
+            late: [(NO_MOVE, 0, None); MAX_HOUSES],
             lates: 0,
             lead_house: None,
         };
-        self.expand(&mut node, board, seeds, key, table_move)?;
+        self.expand(&mut node, board, seeds, key, table_move, expect_cut)?;
         count!(self.stats, expanded, 1);
         count!(self.stats, children, node.count);
         let (best, best_move) = match node.decided_by_bounds(alpha, beta) {
@@ -771,7 +772,9 @@ impl<'db> Search<'db> {
     /// Every child of `board` with its bounds: exact when the game ends or the database knows
     /// it, from the table for the move to try first, else from the seeds left (the others' table
     /// bounds are read before a second move is searched). Database reads and the table read are
-    /// all started before any is waited for.
+    /// all started before any is waited for; at a node expected to cut off (`expect_cut`) whose
+    /// lead move reaches the database, only that move's value is read now, the other database
+    /// children's with the late table bounds.
     #[inline(always)]
     fn expand(
         &mut self,
@@ -780,9 +783,11 @@ impl<'db> Search<'db> {
         seeds: u32,
         key: TableKey,
         table_move: u8,
+        expect_cut: bool,
     ) -> Result<(), SearchError> {
         let mut started = [None; MAX_HOUSES];
-        let mut probe_slots = [0usize; MAX_HOUSES];
+        // Children the database answers: slot and seeds on the board.
+        let mut database_children = [(0usize, 0u32); MAX_HOUSES];
         let mut probes = 0;
         // Children to search: slot, seeds on the board and table key, kept from the first loop.
         let mut lookups = [(0usize, 0u32, key); MAX_HOUSES];
@@ -821,8 +826,10 @@ impl<'db> Search<'db> {
                 }
                 let child_seeds = seeds - (effect.child.mover_store() + effect.child.opponent_store()) as u32;
                 if let Some(db) = self.database.filter(|_| child_seeds <= self.database_seeds) {
-                    started[probes] = Some(db.start_probe(&effect.child)?);
-                    probe_slots[probes] = count;
+                    if !expect_cut {
+                        started[probes] = Some(db.start_probe(&effect.child)?);
+                    }
+                    database_children[probes] = (count, child_seeds);
                     probes += 1;
                 } else {
                     let child_key = TableKey::of(&effect.child);
@@ -839,9 +846,30 @@ impl<'db> Search<'db> {
         // bounds), so of the children to search only that one's bucket is read now: the others'
         // are read before another move is searched (`late`), the seeds bounding them till then.
         // Nodes expected to fail low too: most of those cut off with their first move as well
-        // (docs/performance-history.md). Database values are all read: one that reaches beta cuts
-        // off without a search.
+        // (docs/performance-history.md). Database values are all read, as one that reaches beta
+        // cuts off without a search; but at a node expected to cut off whose lead reaches the
+        // database, that value alone, the others' late (a read of a big database costs more
+        // than a bucket's).
         node.lead_house = lead.map(|(_, house)| house);
+        if expect_cut && let Some(db) = self.database {
+            let is_lead = |slot: usize| node.children[slot].as_ref().is_some_and(|c| Some(c.house) == node.lead_house);
+            let lead_reaches_database = database_children[..probes].iter().any(|&(slot, _)| is_lead(slot));
+            let mut kept = 0;
+            for next in 0..probes {
+                let (slot, child_seeds) = database_children[next];
+                let child = node.children[slot].as_mut().expect("a child");
+                if lead_reaches_database && Some(child.house) != node.lead_house {
+                    child_bounds(child, child_seeds, None);
+                    node.late[node.lates] = (child.house, child_seeds, None);
+                    node.lates += 1;
+                } else {
+                    started[kept] = Some(db.start_probe(&child.effect.child)?);
+                    database_children[kept] = (slot, child_seeds);
+                    kept += 1;
+                }
+            }
+            probes = kept;
+        }
         let mut kept = 0;
         for next in 0..searches {
             let (slot, child_seeds, child_key) = lookups[next];
@@ -851,7 +879,7 @@ impl<'db> Search<'db> {
                 kept += 1;
             } else {
                 child_bounds(child, child_seeds, None);
-                node.late[node.lates] = (child.house, child_seeds, child_key);
+                node.late[node.lates] = (child.house, child_seeds, Some(child_key));
                 node.lates += 1;
             }
         }
@@ -865,7 +893,7 @@ impl<'db> Search<'db> {
         }
         self.stats.probes += probes as u64;
         count!(self.stats, database_children, probes);
-        for (&slot, probe) in probe_slots[..probes].iter().zip(&started) {
+        for (&(slot, _), probe) in database_children[..probes].iter().zip(&started) {
             let child = node.children[slot].as_mut().expect("a child");
             let value = child.effect.value(probe.expect("a started probe").value());
             (child.lower, child.upper) = (value, value);
@@ -901,7 +929,7 @@ impl<'db> Search<'db> {
                 searched >= 1 && splits && pendings - next >= 2 && !refutation_first(&mut pending[next..pendings]);
             if node.lates > 0 && pending[next].is_some_and(|c| Some(c.house) != lead_house) {
                 // The first move did not cut off: now the others' bounds, which may.
-                let (lower, house) = self.read_late(&node.late[..node.lates], &mut pending[..pendings]);
+                let (lower, house) = self.read_late(&node.late[..node.lates], &mut pending[..pendings])?;
                 node.lates = 0;
                 if lower > best {
                     if lower > alpha.max(best) {
@@ -949,24 +977,47 @@ impl<'db> Search<'db> {
         Ok((best, best_move))
     }
 
-    /// Reads the table's bounds for `late` children (house, seeds on the board, table key) into
-    /// their entries among `pending`, and returns the best lower bound now proven among them, with
-    /// its move.
-    fn read_late(&self, late: &[(u8, u32, TableKey)], pending: &mut [Option<Child>]) -> (i32, u8) {
-        for &(_, _, key) in late {
-            self.table.prefetch(key);
+    /// Reads the bounds of the `late` children (house, seeds on the board, and table key, or
+    /// `None` for a database child's value) into their entries among `pending`, and returns the
+    /// best lower bound now proven among them, with its move.
+    fn read_late(
+        &mut self,
+        late: &[(u8, u32, Option<TableKey>)],
+        pending: &mut [Option<Child>],
+    ) -> Result<(i32, u8), SearchError> {
+        let mut started = [None; MAX_HOUSES];
+        for &(house, _, key) in late {
+            match (key, self.database) {
+                (Some(key), _) => self.table.prefetch(key),
+                (None, Some(db)) => {
+                    if let Some(child) = pending.iter().flatten().find(|c| c.house == house) {
+                        started[usize::from(house)] = Some(db.start_probe(&child.effect.child)?);
+                        self.stats.probes += 1;
+                        count!(self.stats, database_children, 1);
+                    }
+                }
+                (None, None) => {}
+            }
         }
         // In the order of `pending`, which settles ties between equal bounds.
         let (mut best, mut best_move) = (i32::MIN, NO_MOVE);
         for child in pending.iter_mut().flatten() {
             if let Some(&(_, child_seeds, key)) = late.iter().find(|&&(house, _, _)| house == child.house) {
-                child_bounds(child, child_seeds, self.table.probe(key));
+                match (key, started[usize::from(child.house)]) {
+                    (Some(key), _) => child_bounds(child, child_seeds, self.table.probe(key)),
+                    (None, Some(probe)) => {
+                        let value = child.effect.value(probe.value());
+                        (child.lower, child.upper) = (value, value);
+                    }
+                    // Not read: the seeds' bounds stand.
+                    (None, None) => {}
+                }
                 if child.lower > best {
                     (best, best_move) = (child.lower, child.house);
                 }
             }
         }
-        (best, best_move)
+        Ok((best, best_move))
     }
 
     /// Counts a node; now and then checks whether the search should stop (a sibling's cutoff in
