@@ -213,6 +213,34 @@ fn expected_values(answer: &Value, houses: usize) -> Vec<String> {
     values
 }
 
+/// What the page draws for a move known by bounds only (`valueText` in board.js): exact, a
+/// range, one bound, or `?`; a bound of all `total` seeds says nothing.
+fn bounds_text(known: &Value, total: i64) -> String {
+    if known["value"].is_i64() {
+        return signed(&known["value"]);
+    }
+    let (lower, upper) = (known["lower"].as_i64().unwrap(), known["upper"].as_i64().unwrap());
+    match (lower > -total, upper < total) {
+        (true, true) => format!("{}..{}", signed(&known["lower"]), signed(&known["upper"])),
+        (true, false) => format!("≥ {}", signed(&known["lower"])),
+        (false, true) => format!("≤ {}", signed(&known["upper"])),
+        (false, false) => "?".to_string(),
+    }
+}
+
+/// The proofs behind each bound of `known` as the page names them (`proofsText` in board.js).
+fn proofs_text(known: &Value) -> String {
+    let mut parts = Vec::new();
+    for (words, bound) in [("at least", "lower"), ("at most", "upper")] {
+        let proofs: Vec<&str> =
+            known[format!("{bound}_proofs")].as_array().into_iter().flatten().map(|n| n.as_str().unwrap()).collect();
+        if !proofs.is_empty() {
+            parts.push(format!("{words} {}: {}", signed(&known[bound]), proofs.join(", ")));
+        }
+    }
+    parts.join("; ")
+}
+
 const LEFT: &str = "\u{E012}";
 const RIGHT: &str = "\u{E014}";
 const HOME: &str = "\u{E011}";
@@ -354,7 +382,7 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     assert_eq!(browser.move_list(), "S 3 6");
 
     // The Kalah(6,6) start from the checked proofs: +4, move 1 proven best, every other move at
-    // most +4, and the explorer with each first turn's bounds.
+    // most +4 (move 2 at most +2), and the explorer with each first turn's bounds.
     let six_six_start = "6 6 6 6 6 6 0 6 6 6 6 6 6 0 S";
     browser.navigate(&format!("{}/#rules=standard&start={}", server.url, six_six_start.replace(' ', "+")));
     browser.wait_for_position(six_six_start);
@@ -365,9 +393,19 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
         "proven by checked proofs: at least +4: data/proofs/standard-6x6-ge-4; at most +4: data/proofs/standard-6x6-le-4"
     );
     assert_eq!(browser.text("value"), "value +4 for South");
-    assert_eq!(browser.house_values("south"), ["+4", "≤ +4", "≤ +4", "≤ +4", "≤ +4", "≤ +4"]);
+    // Each house as the API bounds its move (the proofs only narrow them as they land).
+    let (_, answer) = get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", six_six_start)]);
+    // By house number (the API lists the moves best first).
+    let mut moves = answer["moves"].as_array().unwrap().clone();
+    moves.sort_by_key(|m| m["move"].as_u64());
+    let expected: Vec<String> = moves.iter().map(|m| bounds_text(m, 72)).collect();
+    assert_eq!(expected[0], "+4", "{answer}");
+    assert!(moves.iter().all(|m| m["upper"].as_i64() <= Some(4)) && moves[1]["upper"].as_i64() <= Some(2), "{answer}");
+    assert_eq!(browser.house_values("south"), expected);
     let title = browser.script("return document.querySelector('.house[data-side=\"south\"][data-house=\"2\"]').title");
-    assert_eq!(title.as_str(), Some("play house 2: value ≤ +4 (proven: at most +4: data/proofs/standard-6x6-le-4)"));
+    let proofs = proofs_text(&moves[1]);
+    assert!(proofs.contains("data/proofs/standard-6x6-turn-2-ge-4"), "{proofs}");
+    assert_eq!(title.as_str(), Some(format!("play house 2: value {} (proven: {proofs})", expected[1]).as_str()));
     wait_for("the explorer of the proofs' map", || {
         browser.text("explorer-summary").contains("proven by checked proofs").then_some(())
     });

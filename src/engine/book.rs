@@ -520,8 +520,8 @@ mod tests {
                 covered.push(opening.moves.as_str());
             }
             assert_eq!(covered, reply_lines, "{rules}: the first turns with a reply line");
-            // Settled so far: every empty-capture turn, and standard's 1, 2 1, 2 3, 2 4, 2 5, 2 6, 3 and 4.
-            let settled = if rules == Rules::EMPTY_CAPTURE { 10 } else { 8 };
+            // Settled so far: every empty-capture turn, and standard's 1, 2 1, 2 3, 2 4, 2 5, 2 6, 3, 4 and 5.
+            let settled = if rules == Rules::EMPTY_CAPTURE { 10 } else { 9 };
             assert!(tables >= settled, "{rules}: {tables} tables of replies");
         }
     }
@@ -619,7 +619,9 @@ mod tests {
         let standard = book.bounded_answer(&Rules::STANDARD, &six).unwrap();
         assert_eq!((standard.known.value, standard.wdl), (Some(4), Some("win")));
         assert_eq!(standard.moves.iter().map(|m| (m.house, m.best)).collect::<Vec<_>>()[0], (1, true));
-        assert!(standard.moves.iter().all(|m| m.known.upper == 4));
+        assert!(standard.moves.iter().all(|m| m.known.upper <= 4 && (m.house != 1 || m.known.upper == 4)));
+        // Turn 2 is worth at most +2: its test of >= 4 refuted (the proofs only narrow it further).
+        assert!(standard.moves.iter().any(|m| m.house == 2 && m.known.upper <= 2));
         let after_one = {
             let mut p = six;
             p.play(&Rules::STANDARD, 0);
@@ -627,17 +629,15 @@ mod tests {
         };
         assert_eq!(book.bounded_answer(&Rules::STANDARD, &after_one).unwrap().known.value, Some(4), "1 then 3");
         // After a whole first turn North moves, at the turn's value negated: exact after 1 3,
-        // at least -4 after 2, with no move's value known.
+        // at least -2 after 2, no move of North's worth more than the position.
         let after = |rules: &Rules, turn: &str| turn.parse::<Turn>().unwrap().play(rules, &six).unwrap();
         let north = book.bounded_answer(&Rules::STANDARD, &after(&Rules::STANDARD, "1 3")).unwrap();
         assert_eq!((north.known.value, north.wdl), (Some(-4), Some("loss")));
         assert!(north.proofs.contains(&"data/proofs/standard-6x6-ge-4".to_string()), "{:?}", north.proofs);
         let north = book.bounded_answer(&Rules::STANDARD, &after(&Rules::STANDARD, "2")).unwrap();
-        assert_eq!((north.known.value, north.known.lower, north.known.upper), (None, -4, 72));
-        assert!(
-            north.moves.len() == 6
-                && north.moves.iter().all(|m| (m.known.lower, m.known.upper, m.best) == (-72, 72, false))
-        );
+        assert!(north.known.lower >= -2 && north.known.lower <= north.known.upper, "{:?}", north.known);
+        assert!(north.proofs.contains(&"data/proofs/standard-6x6-turn-2-ge-4".to_string()), "{:?}", north.proofs);
+        assert!(north.moves.len() == 6 && north.moves.iter().all(|m| m.known.upper <= north.known.upper));
         // Empty capture's turn 3 is worth 0 (as published): a draw for North too.
         let north = book.bounded_answer(&empty_capture, &after(&empty_capture, "3")).unwrap();
         assert_eq!((north.known.value, north.wdl), (Some(0), Some("draw")));
