@@ -191,6 +191,31 @@ fn a_raised_interrupt_stops_the_check_between_leaves_and_it_passes_nothing() {
 }
 
 #[test]
+fn a_passed_deadline_stops_the_check_after_the_leaves_searched_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = true_4x4_proof(dir.path());
+    assert_eq!(run(dir.path(), None, None).proven, Some(true));
+    let whole = check(dir.path());
+    assert!(whole.passed() && whole.sampled >= 2, "{whole:?}");
+    // The deadline has passed: the leaf an earlier check searched is taken as it is, no other is
+    // searched, and the check passes nothing (the driver's next run goes on from its leaves).
+    let mut searcher = search(spec.rules);
+    searcher.set_deadline(Some(std::time::Instant::now()));
+    let mut resample = Resample::new(&mut searcher, usize::MAX, 7);
+    resample.earlier = vec![whole.searched[0].clone()];
+    let stopped = proof::check(&spec, &records(dir.path()), Some(resample)).unwrap();
+    assert!(stopped.interrupted && stopped.sampled == 1 && stopped.confirmed == 1, "{stopped:?}");
+    assert!(stopped.searched[0].earlier, "{stopped:?}");
+    assert!(!stopped.passed() && !stopped.refutation_passed(), "{stopped:?}");
+    // Without it, the same check goes on past that leaf and passes.
+    searcher.set_deadline(None);
+    let mut resample = Resample::new(&mut searcher, usize::MAX, 7);
+    resample.earlier = vec![whole.searched[0].clone()];
+    let finished = proof::check(&spec, &records(dir.path()), Some(resample)).unwrap();
+    assert!(finished.passed() && finished.sampled == whole.sampled, "{finished:?}");
+}
+
+#[test]
 fn a_killed_run_resumes_from_its_log() {
     let dir = tempfile::tempdir().unwrap();
     new_proof(dir.path(), Rules::STANDARD, Position::start(4, 4).unwrap(), ">= 2", 2_000);

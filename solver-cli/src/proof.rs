@@ -199,7 +199,8 @@ pub struct OpeningsArgs {
     /// many, as each test is a proof of its own; each rewrites the map from all the proofs.
     #[arg(long = "turn", value_name = "MOVES")]
     turns: Vec<Turn>,
-    /// (--time-limit is the whole drive's: the test in flight then is left open, to go on later.)
+    /// (--time-limit is the whole drive's: the test or check in flight then is left open, to go on
+    /// later.)
     #[command(flatten)]
     search: SearchArgs,
     /// Print the map as JSON at the end instead of text.
@@ -738,7 +739,8 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         let spec = tree.spec().clone();
         let seed =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
-        search.set_deadline(None);
+        // The check stops at the deadline too, its leaves kept: the next run goes on from them.
+        search.set_deadline(deadline);
         let mut resample = proof::Resample::new(&mut search, usize::MAX, seed);
         with_progress(&mut resample, &dir, true)?;
         resample.interrupt = Some(interrupt.clone());

@@ -55,8 +55,9 @@ pub struct CheckReport {
     pub confirmed: usize,
     /// Each leaf searched again, in the order searched.
     pub searched: Vec<LeafSearch>,
-    /// Whether [`Resample::interrupt`] stopped the searches of leaves before the last: the
-    /// check then passes nothing, and the leaves searched so far are only kept (`on_leaf`).
+    /// Whether [`Resample::interrupt`] or the search's deadline stopped the searches of leaves
+    /// before the last: the check then passes nothing, and the leaves searched so far are only
+    /// kept (`on_leaf`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
     /// The nodes of the proof or refutation (`proof_nodes` of them): where its question is
@@ -341,7 +342,11 @@ pub fn check(spec: &Spec, records: &[Record], resample: Option<Resample<'_, '_>>
     report.shown_at = nodes;
     if let Some(Resample { search, sample, seed, earlier, mut on_leaf, interrupt }) = resample {
         search.table().clear();
-        let raised = || interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed));
+        let deadline = search.deadline();
+        let raised = || {
+            interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed))
+                || deadline.is_some_and(|d| std::time::Instant::now() >= d)
+        };
         let mut chosen = leaves.clone();
         chosen.sort_by_key(|p| xxhash_rust::xxh3::xxh3_64_with_seed(p.to_string().as_bytes(), seed));
         chosen.truncate(sample);
@@ -362,7 +367,7 @@ pub fn check(spec: &Spec, records: &[Record], resample: Option<Resample<'_, '_>>
                         let (clock, nodes_before) = (std::time::Instant::now(), search.stats().nodes);
                         let holds = match search.board_value_at_least(leaf, beta) {
                             Ok(value) => value == holds_if_at_least,
-                            Err(SearchError::Cancelled { .. }) => {
+                            Err(SearchError::Cancelled { .. } | SearchError::TimeUp { .. }) => {
                                 report.interrupted = true;
                                 break;
                             }

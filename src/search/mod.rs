@@ -533,6 +533,11 @@ impl<'db> Search<'db> {
         self.deadline = deadline;
     }
 
+    /// The time limit of later calls, if any.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
     /// Later calls stop with [`SearchError::Cancelled`] soon after `flag` is raised (it is read
     /// with the stop flags, every `NODE_CHECK_INTERVAL` nodes); `None` removes it.
     pub(crate) fn set_cancel(&mut self, flag: Option<Arc<AtomicBool>>) {
