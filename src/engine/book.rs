@@ -520,9 +520,8 @@ mod tests {
                 covered.push(opening.moves.as_str());
             }
             assert_eq!(covered, reply_lines, "{rules}: the first turns with a reply line");
-            // Settled so far: every empty-capture turn, and standard's 1, 2 1, 2 3, 2 4, 2 5, 2 6, 3, 4 and 5.
-            let settled = if rules == Rules::EMPTY_CAPTURE { 10 } else { 9 };
-            assert!(tables >= settled, "{rules}: {tables} tables of replies");
+            // Every first turn's replies are settled, under both rule sets.
+            assert_eq!(tables, 10, "{rules}: {tables} tables of replies");
         }
     }
 
