@@ -10,9 +10,10 @@
 # data/results/openings-*.{csv,jsonl}.
 #   scripts/openings-session.sh SECONDS [RULES ...]
 # Environment: START (6x6), PROOFS (data/proofs), MAP (the map's .jsonl and .csv without their
-# ending, data/results/openings-START), MAX_SEEDS (32), TABLE_MB (4096), MIN_BUILD_SECONDS (2700:
-# a database is not begun with less time left, as a build killed at the end would lose its top
-# layer's work).
+# ending, data/results/openings-START), MAX_SEEDS (32), TABLE_MB (6144: beside the 32-seed
+# layers' 11.5 GB it fits 24 GiB, and it holds about a 300 M-node task's positions, which overflow
+# 4 GiB), MIN_BUILD_SECONDS (2700: a database is not begun with less time left, as a build killed
+# at the end would lose its top layer's work).
 set -euo pipefail
 usage="usage: openings-session.sh SECONDS [RULES ...]"
 seconds=${1:?$usage}
@@ -23,7 +24,7 @@ start=${START:-6x6}
 proofs=${PROOFS:-data/proofs}
 out=${MAP:-data/results/openings-$start}
 max_seeds=${MAX_SEEDS:-32}
-table_mb=${TABLE_MB:-4096}
+table_mb=${TABLE_MB:-6144}
 min_build_seconds=${MIN_BUILD_SECONDS:-2700}
 [[ "$start" =~ ^([0-9]+)x([0-9]+)$ ]] || { echo "START=$start: expected MxN, e.g. 6x6" >&2; exit 2; }
 houses=${BASH_REMATCH[1]}

@@ -147,7 +147,7 @@ pub struct Table {
     /// The mapping's words, all accessed atomically.
     words: NonNull<AtomicU32>,
     len: usize,
-    mask: usize,
+    buckets: usize,
 }
 
 // SAFETY: the table's memory is only ever read and written through atomics (`words`), and the
@@ -160,13 +160,12 @@ impl Table {
     /// Bytes per bucket (three entries).
     pub const BUCKET_BYTES: usize = BUCKET_WORDS * 4;
 
-    /// A table using at most `bytes` of memory (at least one bucket), a power of two of buckets,
-    /// in anonymous memory advised for huge pages: every probe is a random read, and with 4 KiB
+    /// A table using at most `bytes` of memory (as many whole buckets as fit, at least one), in
+    /// anonymous memory advised for huge pages: every probe is a random read, and with 4 KiB
     /// pages it would also miss the TLB. Fails when the system refuses the memory (see
     /// `Table::for_search`).
     pub fn with_bytes(bytes: usize) -> std::io::Result<Table> {
         let buckets = (bytes / Table::BUCKET_BYTES).max(1);
-        let buckets = if buckets.is_power_of_two() { buckets } else { buckets.next_power_of_two() / 2 };
         let len = buckets * BUCKET_WORDS;
         let mut memory = MmapOptions::new().len(len * 4).map_anon()?;
         #[cfg(target_os = "linux")]
@@ -175,7 +174,7 @@ impl Table {
             let _ = memory.advise(memmap2::Advice::HugePage);
         }
         let words = NonNull::new(memory.as_mut_ptr().cast::<AtomicU32>()).expect("a mapped address");
-        Ok(Table { _memory: memory, words, len, mask: buckets - 1 })
+        Ok(Table { _memory: memory, words, len, buckets })
     }
 
     /// [`Table::with_bytes`], a refusal being the search's [`SearchError::TableMemory`].
@@ -216,9 +215,12 @@ impl Table {
         unsafe { std::slice::from_raw_parts(self.words.as_ptr(), self.len) }
     }
 
+    /// The bucket of `key`: its hash scaled to the number of buckets (the high word of the
+    /// product), so that a table may have any number of them, not only a power of two.
     #[inline]
     fn bucket(&self, key: TableKey) -> &[AtomicU32] {
-        let start = (key.hash(0) as usize & self.mask) * BUCKET_WORDS;
+        let bucket = ((u128::from(key.hash(0)) * self.buckets as u128) >> 64) as usize;
+        let start = bucket * BUCKET_WORDS;
         &self.words()[start..start + BUCKET_WORDS]
     }
 
@@ -310,8 +312,9 @@ fn key_words(key: TableKey) -> [u32; 4] {
 }
 
 /// First bytes of a saved table.
-/// (Version 2: entries name their houses per side; version 3: three entries a bucket.)
-const SNAPSHOT_MAGIC: &[u8; 8] = b"KALAHTT3";
+/// (Version 2: entries name their houses per side; version 3: three entries a bucket; version 4:
+/// buckets chosen by the hash's high bits, scaled to their number.)
+const SNAPSHOT_MAGIC: &[u8; 8] = b"KALAHTT4";
 
 /// Why a saved table cannot be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -501,6 +504,21 @@ mod tests {
         // Tighter bounds stored later still tighten.
         table.store(k(4), -20, 30, 0, 5);
         assert_eq!(table.probe(k(4)).map(|k| (k.lower, k.upper)), Some((-20, 30)));
+    }
+
+    /// A size that is not a power of two is kept whole: 1,000 buckets, not 512, and 3,000 keys
+    /// spread over all of them (where 512 buckets could hold at most 1,536).
+    #[test]
+    fn a_table_of_any_size_uses_all_of_it() {
+        let table = Table::with_bytes(1000 * Table::BUCKET_BYTES + 63).unwrap();
+        assert_eq!(table.bytes(), 1000 * Table::BUCKET_BYTES);
+        let keys = (1..=3000u128).map(|key| k(key * 0x9e37_79b9_7f4a));
+        for key in keys.clone() {
+            table.store(key, 0, 0, 0, 1);
+        }
+        // Three keys a bucket on average: about 2,330 fit (a Poisson spread, three a bucket).
+        let kept = keys.filter(|&key| table.probe(key).is_some()).count();
+        assert!((2000..=3000).contains(&kept), "{kept} of 3,000 kept");
     }
 
     #[test]
