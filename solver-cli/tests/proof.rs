@@ -99,6 +99,12 @@ fn a_proof_is_grown_checked_and_reported() {
     let out = proof("check", &dir, &["--sample", "1000", "--json"]);
     assert_eq!(out.status.code(), Some(0), "without --resume every leaf is searched again");
     assert_eq!(std::fs::read_to_string(&progress).unwrap().lines().count(), 2 * leaves);
+    // Out of time before the first leaf: exit 1, nothing passed, nothing added, and the way on.
+    let out = proof("check", &dir, &["--sample", "1000", "--time-limit", "0.000001"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("stopped after 0 leaves") && err.contains("--resume"), "{err}");
+    assert_eq!(std::fs::read_to_string(&progress).unwrap().lines().count(), 2 * leaves);
 
     let text = String::from_utf8(proof("status", &dir, &[]).stdout).unwrap();
     assert!(text.contains("value >= 2") && text.contains("proven"), "{text}");
