@@ -6,20 +6,21 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use kalah::jobs::ItemResult;
+use kalah::parse_position;
 use kalah::published::{OPENINGS_6X6_EMPTY_CAPTURE_CSV, opening_values};
-use serde_json::Value;
 
 fn repository() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn signed(value: i64) -> String {
+fn signed(value: i32) -> String {
     if value > 0 { format!("+{value}") } else { value.to_string() }
 }
 
-/// How the document words a bound pair: `+2` when exact, `at most +4`, `at least 0`, `0 to +4`.
-fn worded(bounds: &Value, total: i64) -> String {
-    let (lower, upper) = (bounds["lower"].as_i64().unwrap(), bounds["upper"].as_i64().unwrap());
+/// How the document words bounds in a game of `total` seeds: `+2` when exact, `at most +4`,
+/// `at least 0`, `0 to +4`.
+fn worded(lower: i32, upper: i32, total: i32) -> String {
     match (lower > -total, upper < total) {
         _ if lower == upper => signed(lower),
         (false, true) => format!("at most {}", signed(upper)),
@@ -29,16 +30,26 @@ fn worded(bounds: &Value, total: i64) -> String {
     }
 }
 
-/// The proofs behind one side of a bound pair, as the document names them: `` `name` `` joined
-/// by ", ", or "–" when no proof gives that side.
-fn named(bounds: &Value, side: &str) -> String {
-    let names: Vec<String> = bounds[side]
-        .as_array()
-        .map(|proofs| {
-            proofs.iter().map(|p| format!("`{}`", p.as_str().unwrap().trim_start_matches("data/proofs/"))).collect()
-        })
-        .unwrap_or_default();
+/// Proofs as the document names them: `` `name` `` joined by ", ", or "–" when there is none.
+fn named(proofs: &[String]) -> String {
+    let names: Vec<String> =
+        proofs.iter().map(|proof| format!("`{}`", proof.trim_start_matches("data/proofs/"))).collect();
     if names.is_empty() { "–".to_string() } else { names.join(", ") }
+}
+
+/// The document says every proof it names was checked: each must hold a `check-*.txt`.
+fn assert_checked(proofs: &[String]) {
+    for proof in proofs {
+        let dir = repository().join(proof);
+        let checked = std::fs::read_dir(&dir)
+            .unwrap_or_else(|err| panic!("{}: {err}", dir.display()))
+            .filter_map(Result::ok)
+            .any(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                name.starts_with("check-") && name.ends_with(".txt")
+            });
+        assert!(checked, "{}: no check transcript, yet the document says it was checked", dir.display());
+    }
 }
 
 /// The rows of the first table after the line that begins with `heading`, as their cells.
@@ -65,44 +76,34 @@ fn the_first_turn_tables_say_what_the_map_says() {
         .collect();
     let mut rule_sets = 0;
     for line in map.lines() {
-        let start: Value = serde_json::from_str(line).unwrap();
-        let rules = start["rules"].as_str().unwrap();
-        let total = 72; // seeds in Kalah(6,6)
+        let start: ItemResult = serde_json::from_str(line).unwrap();
+        let rules = &start.rules;
+        let total = parse_position(&start.position).unwrap().total_seeds() as i32;
         let (heading, rows) = table_after(&doc, &format!("**{rules}**:"));
         let expected_heading = format!(
             "**{rules}**: the start {} ({} and {}).",
-            worded(&start, total),
-            named(&start, "lower_proofs"),
-            named(&start, "upper_proofs")
+            worded(start.lower, start.upper, total),
+            named(&start.lower_proofs),
+            named(&start.upper_proofs)
         );
         assert_eq!(heading, expected_heading, "the {rules} start");
-        let openings = start["openings"].as_array().unwrap();
-        assert_eq!(rows.len(), openings.len(), "{rules}: one row per first turn");
-        for (row, opening) in rows.iter().zip(openings) {
-            let turn = opening["move"].as_str().unwrap();
+        assert_checked(&start.lower_proofs);
+        assert_checked(&start.upper_proofs);
+        assert_eq!(rows.len(), start.openings.len(), "{rules}: one row per first turn");
+        for (row, opening) in rows.iter().zip(&start.openings) {
+            let turn = &opening.moves;
             let mut expected = vec![
-                turn.to_string(),
-                worded(opening, total),
-                named(opening, "lower_proofs"),
-                named(opening, "upper_proofs"),
+                turn.clone(),
+                worded(opening.lower, opening.upper, total),
+                named(&opening.lower_proofs),
+                named(&opening.upper_proofs),
             ];
             if rules == "empty-capture" {
-                expected.push(signed(published[turn] as i64));
+                expected.push(signed(published[turn]));
             }
             assert_eq!(*row, expected, "{rules}, turn {turn}");
-            for side in ["lower_proofs", "upper_proofs"] {
-                for proof in opening[side].as_array().into_iter().flatten() {
-                    let dir = repository().join(proof.as_str().unwrap());
-                    let checked = std::fs::read_dir(&dir)
-                        .unwrap_or_else(|err| panic!("{}: {err}", dir.display()))
-                        .filter_map(Result::ok)
-                        .any(|entry| {
-                            let name = entry.file_name().to_string_lossy().into_owned();
-                            name.starts_with("check-") && name.ends_with(".txt")
-                        });
-                    assert!(checked, "{}: no check transcript, yet the document says it was checked", dir.display());
-                }
-            }
+            assert_checked(&opening.lower_proofs);
+            assert_checked(&opening.upper_proofs);
         }
         rule_sets += 1;
     }
