@@ -121,6 +121,17 @@ wait_lines() {
     fail "$1 never reached $2 lines"
 }
 lines() { if [[ -f $1 ]]; then wc -l <"$1"; else echo 0; fi; }
+# Cancels task 1 of array job $1 once its log $2 has $3 lines, waits for the array to end, and
+# sets killed_at to the lines the log then held, a copy of them kept in $tmp/before.
+cancel_shard_1() {
+    wait_lines "$2" "$3"
+    scancel "${1}_1"
+    wait_array "$1"
+    grep -q '^1 CANCELLED' <<<"$(array_states "$1")" ||
+        fail "shard 1 was not cancelled: $(array_states "$1")"
+    killed_at=$(lines "$2")
+    head -n "$killed_at" "$2" >"$tmp/before"
+}
 
 # --- a job: every opening of Kalah(5,4), both rule sets, 4 shards ------------------------------
 job=$tmp/openings-5x4.toml
@@ -139,12 +150,7 @@ EOF
 shard_log=$tmp/results/openings-5x4.shard-1-of-4.tasks.jsonl
 id=$(submit --array=1-4 --job-name=job scripts/slurm-array.sh "$job" 4 --results "$tmp/results" --no-db)
 say "job: array $id submitted (4 shards of 1 CPU)"
-wait_lines "$shard_log" 1
-scancel "${id}_1"
-wait_array "$id"
-grep -q '^1 CANCELLED' <<<"$(array_states "$id")" || fail "shard 1 was not cancelled: $(array_states "$id")"
-killed_at=$(lines "$shard_log")
-head -n "$killed_at" "$shard_log" >"$tmp/before"
+cancel_shard_1 "$id" "$shard_log" 1
 say "job: shard 1 cancelled with $killed_at search steps logged"
 again=$(submit --array=1 --job-name=job scripts/slurm-array.sh "$job" 4 --results "$tmp/results" --no-db)
 wait_array "$again"
@@ -170,12 +176,7 @@ proof=$tmp/proof-6x4
 shard_log=$proof/log.shard-1-of-2.jsonl
 id=$(submit --array=1 --job-name=proof scripts/slurm-array.sh "$proof" 2 --no-db)
 say "proof: shard 1 of 2 submitted alone (1 CPU)"
-wait_lines "$shard_log" 3
-scancel "${id}_1"
-wait_array "$id"
-grep -q '^1 CANCELLED' <<<"$(array_states "$id")" || fail "shard 1 was not cancelled: $(array_states "$id")"
-killed_at=$(lines "$shard_log")
-head -n "$killed_at" "$shard_log" >"$tmp/before"
+cancel_shard_1 "$id" "$shard_log" 3
 [[ $("$kalah" proof status "$proof" --json | grep -o '"proven":[a-z]*') == '"proven":null' ]] ||
     fail "the proof was decided before shard 1 could be cancelled"
 say "proof: shard 1 cancelled with $killed_at records logged; the proof is open"
