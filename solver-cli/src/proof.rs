@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use kalah::moves::Turn;
+use kalah::proof::openings::{Drive, DriveEvent};
 use kalah::proof::{self, Claim, ProofError, RunOptions, Spec, Status, TaskOutcome, TaskReport, Tree};
 use kalah::shard::Shard;
 use serde::Serialize;
@@ -227,13 +228,7 @@ fn load(dir: &Path) -> anyhow::Result<(Tree, Vec<proof::Record>)> {
         ProofError::Invalid { .. } | ProofError::Io { .. } => input_error(err.to_string()),
         err => err.into(),
     })?;
-    let mut tree = Tree::new(spec);
-    let records = proof::log::read_records(dir)?;
-    for record in &records {
-        tree.add(record.clone())?;
-    }
-    tree.check_root()?;
-    Ok((tree, records))
+    Ok(proof::read_proof(spec, dir)?)
 }
 
 fn new(args: &NewArgs) -> anyhow::Result<String> {
@@ -448,7 +443,8 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
     let resample = match search.as_mut() {
         Some(search) => {
             let mut resample = proof::Resample::new(search, args.sample, seed);
-            with_progress(&mut resample, &args.dir, args.resume)?;
+            let earlier = resample.keep_progress(&args.dir, args.resume, tell_leaf)?;
+            tell_resumed(&args.dir, earlier);
             resample.interrupt = Some(crate::interrupt::stop_flag(
                 "stopping; the leaves searched so far are kept (go on with --resume)",
             ));
@@ -462,7 +458,7 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
         "the check of {} stopped after {} leaves, kept in {}: go on with --resume",
         args.dir.display(),
         report.sampled,
-        args.dir.join(CHECK_PROGRESS).display()
+        args.dir.join(proof::check::CHECK_PROGRESS).display()
     );
     let text = if args.json {
         json_line(&Checked {
@@ -473,7 +469,7 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
             report: &report,
         })?
     } else {
-        check_text(&spec, &report, seed)
+        report.transcript(&spec, seed)
     };
     if !report.passed() {
         write_stdout(&text)?;
@@ -485,59 +481,17 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
     Ok(text)
 }
 
-/// The file to which a check appends every leaf it searches again, as it goes.
-const CHECK_PROGRESS: &str = "check-progress.jsonl";
-
-/// Makes a check's searches of leaves (`resample`) append each leaf to the proof's progress file
-/// in `dir` as it ends and tell it on stderr; with `resume`, the leaves that file holds (from an
-/// unfinished check) are taken as they are.
-fn with_progress(resample: &mut proof::Resample<'_, '_>, dir: &std::path::Path, resume: bool) -> anyhow::Result<()> {
-    let path = dir.join(CHECK_PROGRESS);
-    let earlier = match resume.then(|| std::fs::read_to_string(&path)) {
-        Some(Ok(text)) => kalah::jsonl::parse_complete_lines::<proof::LeafSearch>(&path, &text, 1)?.0,
-        None => Vec::new(),
-        Some(Err(err)) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Some(Err(err)) => return Err(anyhow::Error::new(err).context(path.display().to_string())),
-    };
-    if !earlier.is_empty() {
-        eprintln!("{}: {} leaves searched again by an earlier check", path.display(), earlier.len());
-    }
-    let mut progress =
-        kalah::jsonl::Appender::open(&path).map_err(|source| ProofError::Io { path: path.clone(), source })?;
-    resample.earlier = earlier;
-    resample.on_leaf = Box::new(move |place, count, leaf| {
-        progress.append(leaf).map_err(|source| ProofError::Io { path: path.clone(), source })?;
-        eprintln!("leaf {}/{count}: {}", place + 1, leaf_text(leaf));
-        Ok(())
-    });
-    Ok(())
+/// Tells on stderr of a leaf a check searched again: its place among the chosen, their count.
+fn tell_leaf(place: usize, count: usize, leaf: &proof::LeafSearch) {
+    eprintln!("leaf {}/{count}: {leaf}", place + 1);
 }
 
-/// One leaf searched again, as the check's transcript and its progress on stderr write it.
-fn leaf_text(leaf: &proof::LeafSearch) -> String {
-    format!(
-        "{} {}: {} ({} nodes, {:.1} s{})",
-        leaf.position,
-        leaf.claim,
-        if leaf.confirmed { "confirmed" } else { "NOT confirmed" },
-        leaf.nodes,
-        leaf.seconds,
-        if leaf.earlier { ", by an earlier run" } else { "" }
-    )
-}
-
-/// The check's report as text: what a committed `check-*.txt` transcript holds, and what
-/// [`proof::proven`] reads back.
-fn check_text(spec: &Spec, report: &proof::CheckReport, seed: u64) -> String {
-    let (verdict, size) = report.heading(spec);
-    let mut text = format!("{verdict}\n{size} (seed {seed})\n");
-    for leaf in &report.searched {
-        text += &format!("  {}\n", leaf_text(leaf));
+/// Tells on stderr that the check of the proof in `dir` goes on from `earlier` leaves (if any).
+fn tell_resumed(dir: &Path, earlier: usize) {
+    if earlier > 0 {
+        let progress = dir.join(proof::check::CHECK_PROGRESS);
+        eprintln!("{}: {earlier} leaves searched again by an earlier check", progress.display());
     }
-    for problem in &report.problems {
-        text += &format!("  problem: {problem}\n");
-    }
-    text
 }
 
 fn merge(args: &MergeArgs) -> anyhow::Result<String> {
@@ -569,36 +523,14 @@ fn start_names(start: &kalah::Position) -> (String, Option<PathBuf>) {
     }
 }
 
-/// The map of `start` under `rules` from the checked proofs under `proofs`, with the cost of the
-/// proofs it rests on, written into `stem`'s result files; and each proof that does not count,
-/// with why. The map's lock is held from the reading of the proofs to the writing.
-fn remap(
-    rules: &kalah::Rules,
-    start: &kalah::Position,
-    start_name: &str,
-    proofs: &Path,
-    stem: &Path,
-) -> anyhow::Result<(kalah::jobs::ItemResult, Vec<(PathBuf, String)>)> {
-    let _turn = proof::map::lock_map(stem).map_err(|err| anyhow::anyhow!(err))?;
-    let (checked, left_out) = proof::proven::checked_proofs(proofs);
-    let mine: Vec<&proof::proven::CheckedProof> = checked
-        .iter()
-        .filter(|p| p.bounds.first().is_some_and(|b| b.rules.for_values() == rules.for_values()))
-        .collect();
-    let job = format!("openings-{}x{}", start.houses(), start.mover_houses()[0]);
-    let result = proof::map::opening_map_of(rules, start, (&job, 0, start_name), &mine)
-        .map_err(|err| anyhow::anyhow!("the proofs contradict each other: {err}"))?;
-    proof::map::write_map(stem, result.clone()).map_err(|err| anyhow::anyhow!(err))?;
-    Ok((result, left_out))
-}
-
 fn map(args: &MapArgs) -> anyhow::Result<String> {
     let Target { rules, start, name: start_name, stem } = args.target.resolve()?;
     let proofs = &args.target.proofs;
     if !proofs.is_dir() {
         return Err(input_error(format!("--proofs {}: not a directory", proofs.display())));
     }
-    let (result, left_out) = remap(&rules, &start, &start_name, proofs, &stem)?;
+    let (result, left_out) =
+        proof::map::remap(&rules, &start, &start_name, proofs, &stem).map_err(|err| anyhow::anyhow!(err))?;
     if args.json {
         let not_counted = left_out
             .iter()
@@ -656,7 +588,6 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
             names.join(", ")
         )));
     }
-    let chosen = |turn: &Turn| args.turns.is_empty() || args.turns.contains(turn);
     let guesses: std::collections::HashMap<Turn, i32> = match &args.guesses {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -672,95 +603,33 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
     let mut prepared = prepare(&args.search, &rules, &start, Load::Now)?;
     let deadline = prepared.take_deadline();
     let mut search = prepared.search()?;
-    let interrupt = crate::interrupt::stop_flag("stopping; the test in flight is left open");
-    let step = proof::openings::value_step(&rules);
-    let (mut tests, mut checks) = (0, 0);
-    let map = loop {
-        let (map, not_counted) = remap(&rules, &start, &start_name, proofs, &stem)?;
-        let stopped = stop_requested(&interrupt, deadline);
-        let open = map.openings.iter().zip(&turns).find(|(o, (turn, _))| o.value.is_none() && chosen(turn));
-        let Some((opening, (turn, after))) = open else {
-            break map;
-        };
-        if stopped {
-            break map;
-        }
-        // A test of this turn still open (or decided and not yet checked) goes first.
-        // (The proofs that do not count yet are those the map just left out: no second walk.)
-        let pending = not_counted.into_iter().map(|(dir, _)| dir).find(|dir| {
-            Spec::load(dir).is_ok_and(|spec| spec.rules.for_values() == rules.for_values() && spec.root == *after)
-        });
-        let Some(dir) = pending else {
-            let guess = match (guesses.get(turn), search.estimated_value(after, 1 << 16)) {
-                (Some(&guess), _) => guess,
-                (None, Ok(value)) => -value,
-                (None, Err(_)) => opening.lower.max(0),
-            };
-            let Some(test) = proof::openings::next_test(opening.lower, opening.upper, guess, step) else { break map };
-            let dir = proof::openings::test_dir(proofs, &rules, &start_name, &opening.moves, test);
-            let task_nodes = args.task_nodes.unwrap_or(proof::DEFAULT_TASK_NODES);
-            Spec::new(rules, *after, proof::openings::turn_claim(test), task_nodes)
-                .map_err(|err| anyhow::anyhow!(err))?
-                .create(&dir)?;
-            eprintln!("turn {}: testing >= {} in {}", opening.moves, signed(test), dir.display());
-            tests += 1;
-            continue;
-        };
-        let (mut tree, records) = load(&dir)?;
-        if tree.proven().is_none() {
-            let spec = tree.spec().clone();
-            let (shared, _) = proof::shared::SharedBounds::from_proofs(proofs, &spec, &dir);
-            let run_options = RunOptions {
-                deadline,
-                interrupt: Some(interrupt.clone()),
-                shared: std::sync::Arc::new(shared),
-                ..RunOptions::with_task_nodes(args.task_nodes.unwrap_or(spec.task_nodes))
-            };
-            let clock = Instant::now();
-            let report = proof::work(&dir, &mut tree, &mut search, &run_options, |task, tree| {
-                eprintln!("{}", task_line(clock, task, tree));
-            })?;
-            eprintln!(
-                "{}: {} tasks, {} nodes, {}",
-                dir.display(),
-                report.tasks,
-                report.nodes,
-                proven_text(report.proven)
-            );
-            // Nothing done and nothing decided: its open leaves are other runs' (shards) tasks.
-            anyhow::ensure!(
-                report.tasks > 0 || report.proven.is_some() || stop_requested(&interrupt, deadline),
-                "{}: every open leaf is another run's task; run it again once they are done",
-                dir.display()
-            );
-            continue;
-        }
-        // Decided by its logs: checked with every leaf searched again, the transcript kept.
-        let spec = tree.spec().clone();
-        let seed =
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
-        // The check stops at the deadline too, its leaves kept: the next run goes on from them.
-        search.set_deadline(deadline);
-        let mut resample = proof::Resample::new(&mut search, usize::MAX, seed);
-        with_progress(&mut resample, &dir, true)?;
-        resample.interrupt = Some(interrupt.clone());
-        let report = proof::check(&spec, &records, Some(resample))?;
-        if report.interrupted {
-            // The leaves searched so far are in the progress file: the next run goes on from them.
-            eprintln!("{}: check stopped after {} leaves", dir.display(), report.sampled);
-            break map;
-        }
-        let transcript = dir.join(format!("check-{}.txt", utc_date()));
-        kalah::atomic::write_bytes(&transcript, check_text(&spec, &report, seed).as_bytes())?;
-        checks += 1;
-        anyhow::ensure!(
-            report.passed() || report.refutation_passed(),
-            "{} does not check: see {}",
-            dir.display(),
-            transcript.display()
-        );
-        eprintln!("{}: checked ({})", dir.display(), report.heading(&spec).0);
+    let drive = Drive {
+        rules,
+        start,
+        start_name: &start_name,
+        proofs,
+        stem: &stem,
+        turns: &args.turns,
+        guesses: &guesses,
+        task_nodes: args.task_nodes,
+        deadline,
+        interrupt: crate::interrupt::stop_flag("stopping; the test in flight is left open"),
     };
+    let clock = Instant::now();
+    let report = proof::openings::drive(&drive, &mut search, &|event| match event {
+        DriveEvent::TestBegun { turn, test, dir } => {
+            eprintln!("turn {turn}: testing >= {} in {}", signed(test), dir.display())
+        }
+        DriveEvent::Task(task, tree) => eprintln!("{}", task_line(clock, task, tree)),
+        DriveEvent::Grown(dir, run) => {
+            eprintln!("{}: {} tasks, {} nodes, {}", dir.display(), run.tasks, run.nodes, proven_text(run.proven))
+        }
+        DriveEvent::CheckResumed(dir, earlier) => tell_resumed(dir, earlier),
+        DriveEvent::CheckLeaf(place, count, leaf) => tell_leaf(place, count, leaf),
+        DriveEvent::CheckStopped(dir, sampled) => eprintln!("{}: check stopped after {sampled} leaves", dir.display()),
+        DriveEvent::Checked(dir, heading) => eprintln!("{}: checked ({heading})", dir.display()),
+    })?;
+    let (map, tests, checks) = (report.map, report.tests, report.checks);
     if args.json {
         let files = stem.display().to_string();
         return json_line(&Mapped { map: &map, files, not_counted: None, tests: Some(tests), checks: Some(checks) });
@@ -776,6 +645,7 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
     for opening in &map.openings {
         text += &format!("  turn {:<8} {}\n", opening.moves, bounds(opening.lower, opening.upper));
     }
+    let chosen = |turn: &Turn| args.turns.is_empty() || args.turns.contains(turn);
     let open = map.openings.iter().zip(&turns).filter(|(o, (turn, _))| o.value.is_none() && chosen(turn)).count();
     let (every, some) = match args.turns.is_empty() {
         true => ("every first turn", "first turns"),
@@ -786,27 +656,6 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         n => format!("{n} {some} not yet exact (run again to go on); written: {}.jsonl and .csv\n", stem.display()),
     };
     Ok(text)
-}
-
-/// Whether the drive must stop: a signal came, or its time is up.
-fn stop_requested(interrupt: &std::sync::atomic::AtomicBool, deadline: Option<Instant>) -> bool {
-    interrupt.load(std::sync::atomic::Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)
-}
-
-/// Today's date as YYYY-MM-DD (UTC), for a transcript's name.
-fn utc_date() -> String {
-    let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
 }
 
 /// `kalah proof run --json`.

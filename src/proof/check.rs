@@ -9,13 +9,15 @@
 //! sample of the leaves the proof or refutation stands on, and confirms each answer.
 
 use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
 use super::log::{Expansion, Record, Settled};
-use super::{ProofError, Spec};
+use super::{ProofError, Spec, io_error};
 use crate::board::Position;
 use crate::moves::Turn;
 use crate::notation::parse_position;
@@ -108,11 +110,77 @@ pub struct Resample<'s, 'db> {
 /// its search.
 pub type OnLeaf<'s> = Box<dyn FnMut(usize, usize, &LeafSearch) -> Result<(), ProofError> + 's>;
 
+/// The file in a proof's directory to which a check appends every leaf it searches again, as it
+/// goes, so that a check stopped early can go on ([`Resample::keep_progress`]).
+pub const CHECK_PROGRESS: &str = "check-progress.jsonl";
+
 impl<'s, 'db> Resample<'s, 'db> {
     /// `sample` leaves chosen by `seed`, none searched before, nothing told as they go.
     pub fn new(search: &'s mut Search<'db>, sample: usize, seed: u64) -> Self {
         Resample { search, sample, seed, earlier: Vec::new(), on_leaf: Box::new(|_, _, _| Ok(())), interrupt: None }
     }
+
+    /// Appends each leaf, as it is searched, to the progress file ([`CHECK_PROGRESS`]) of the
+    /// proof in `dir`, then tells `tell` of it (as [`Resample::on_leaf`]); with `resume`, the
+    /// leaves that file holds (from an unfinished check) are taken as they are. Returns how many
+    /// it held.
+    pub fn keep_progress(
+        &mut self,
+        dir: &Path,
+        resume: bool,
+        mut tell: impl FnMut(usize, usize, &LeafSearch) + 's,
+    ) -> Result<usize, ProofError> {
+        let path = dir.join(CHECK_PROGRESS);
+        let earlier = match resume.then(|| std::fs::read_to_string(&path)) {
+            Some(Ok(text)) => crate::jsonl::parse_complete_lines::<LeafSearch>(&path, &text, 1)?.0,
+            None => Vec::new(),
+            Some(Err(err)) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Some(Err(source)) => return Err(ProofError::Io { path, source }),
+        };
+        let held = earlier.len();
+        let mut progress = crate::jsonl::Appender::open(&path).map_err(io_error(&path))?;
+        self.earlier = earlier;
+        self.on_leaf = Box::new(move |place, count, leaf| {
+            progress.append(leaf).map_err(io_error(&path))?;
+            tell(place, count, leaf);
+            Ok(())
+        });
+        Ok(held)
+    }
+}
+
+/// One leaf searched again, as a check's transcript and its progress write it: the position, the
+/// claim, confirmed or not, nodes and seconds.
+impl fmt::Display for LeafSearch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {}: {} ({} nodes, {:.1} s{})",
+            self.position,
+            self.claim,
+            if self.confirmed { "confirmed" } else { "NOT confirmed" },
+            self.nodes,
+            self.seconds,
+            if self.earlier { ", by an earlier run" } else { "" }
+        )
+    }
+}
+
+/// Where a check's transcript written today goes in a proof's directory: `check-YYYY-MM-DD.txt`
+/// (the date in UTC), the name [`crate::proof::proven`] looks for.
+pub fn transcript_path(dir: &Path) -> PathBuf {
+    let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    dir.join(format!("check-{year:04}-{month:02}-{day:02}.txt"))
 }
 
 impl CheckReport {
@@ -128,6 +196,21 @@ impl CheckReport {
 
     fn leaves_confirmed(&self) -> bool {
         !self.interrupted && self.confirmed == self.sampled && self.problems.is_empty()
+    }
+
+    /// The check's report on `spec` as text, the leaves chosen by `seed`: what `kalah proof check`
+    /// prints, what a committed `check-*.txt` transcript holds, and what [`crate::proof::proven`]
+    /// reads back.
+    pub fn transcript(&self, spec: &Spec, seed: u64) -> String {
+        let (verdict, size) = self.heading(spec);
+        let mut text = format!("{verdict}\n{size} (seed {seed})\n");
+        for leaf in &self.searched {
+            text += &format!("  {leaf}\n");
+        }
+        for problem in &self.problems {
+            text += &format!("  problem: {problem}\n");
+        }
+        text
     }
 
     /// The first two lines of the check's report on `spec`, as `kalah proof check` prints them

@@ -6,6 +6,7 @@
 //! of them all.
 
 use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
 use super::Bound;
 use super::proven::{CheckedProof, ProvenBound};
@@ -163,7 +164,7 @@ fn opening_map(
 /// another run holds it. Runs beside each other (`proof openings --turn`) that hold it from
 /// before they read the proofs until [`write_map`] is done take turns: none loses another's line,
 /// and the last to write has seen every proof the others mapped.
-pub fn lock_map(stem: &std::path::Path) -> Result<crate::lock::FileLock, String> {
+pub fn lock_map(stem: &Path) -> Result<crate::lock::FileLock, String> {
     let jsonl = crate::jobs::with_suffix(stem, ".jsonl");
     crate::lock::FileLock::beside_waiting(&jsonl, std::time::Duration::from_secs(60)).map_err(|err| err.to_string())
 }
@@ -172,7 +173,7 @@ pub fn lock_map(stem: &std::path::Path) -> Result<crate::lock::FileLock, String>
 /// same rules and start, or after the others; items are numbered in file order. Either file is
 /// written whole or not at all. Runs that may write the same files at once hold [`lock_map`]'s
 /// lock from before they read the proofs until this returns.
-pub fn write_map(stem: &std::path::Path, result: ItemResult) -> Result<(), String> {
+pub fn write_map(stem: &Path, result: ItemResult) -> Result<(), String> {
     let jsonl = crate::jobs::with_suffix(stem, ".jsonl");
     let mut results: Vec<ItemResult> = match std::fs::read_to_string(&jsonl) {
         Ok(text) => text
@@ -193,6 +194,30 @@ pub fn write_map(stem: &std::path::Path, result: ItemResult) -> Result<(), Strin
     }
     let total = |r: &ItemResult| crate::notation::parse_position(&r.position).map_or(0, |p| p.total_seeds());
     crate::jobs::write_result_files(stem, &results, total).map_err(|err| err.to_string())
+}
+
+/// Maps `start` under `rules` (`start_name` in the files) from the checked proofs under `proofs`
+/// into `stem`'s result files, [`lock_map`]'s lock held from the reading of the proofs to the
+/// writing. Returns the map, with the cost of the proofs it rests on, and each proof under
+/// `proofs` that does not count (yet), with why.
+pub fn remap(
+    rules: &Rules,
+    start: &Position,
+    start_name: &str,
+    proofs: &Path,
+    stem: &Path,
+) -> Result<(ItemResult, Vec<(PathBuf, String)>), String> {
+    let _turn = lock_map(stem)?;
+    let (checked, left_out) = super::proven::checked_proofs(proofs);
+    let mine: Vec<&CheckedProof> = checked
+        .iter()
+        .filter(|p| p.bounds.first().is_some_and(|b| b.rules.for_values() == rules.for_values()))
+        .collect();
+    let job = format!("openings-{}x{}", start.houses(), start.mover_houses()[0]);
+    let result = opening_map_of(rules, start, (&job, 0, start_name), &mine)
+        .map_err(|err| format!("the proofs contradict each other: {err}"))?;
+    write_map(stem, result.clone())?;
+    Ok((result, left_out))
 }
 
 #[cfg(test)]

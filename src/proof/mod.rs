@@ -69,7 +69,7 @@ pub use crate::claim::{Bound, Claim};
 pub use check::{CheckReport, LeafSearch, Resample, Verdict, check};
 pub use log::{Expansion, Record, Settled, SettledBy};
 pub use progress::{HourOfWork, progress};
-pub use run::{RunOptions, RunReport, TaskOutcome, TaskReport, work};
+pub use run::{RunOptions, RunReport, TaskOutcome, TaskReport, read_proof, work};
 pub use tree::{NodeStatus, Status, Tree};
 
 #[cfg(doc)]

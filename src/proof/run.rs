@@ -14,7 +14,7 @@ use super::log::{
     Appender, Expansion, Record, Settled, SettledBy, Tail, TaskNote, log_path, logs_in, read_records, task_notes_in,
 };
 use super::shared::SharedBounds;
-use super::{Claim, ProofError, Tree};
+use super::{Claim, ProofError, Spec, Tree};
 use crate::board::Position;
 use crate::lock::FileLock;
 use crate::moves::first_turns;
@@ -179,6 +179,17 @@ impl OtherRuns {
     fn busy(&self, stale: Duration) -> HashSet<Position> {
         self.tasks.values().filter(|(_, since)| since.elapsed() < stale).map(|(task, _)| *task).collect()
     }
+}
+
+/// The proof of `spec` in `dir` as a tree, with the records of every log it was built from.
+pub fn read_proof(spec: Spec, dir: &Path) -> Result<(Tree, Vec<Record>), ProofError> {
+    let mut tree = Tree::new(spec);
+    let records = read_records(dir)?;
+    for record in &records {
+        tree.add(record.clone())?;
+    }
+    tree.check_root()?;
+    Ok((tree, records))
 }
 
 /// Reads every log of the proof in `dir` into `tree`.
