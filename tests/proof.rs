@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use kalah::proof::log::read_records;
 use kalah::proof::log::{Record, log_path, logs_in};
-use kalah::proof::run::{Stop, read_logs};
+use kalah::proof::run::Stop;
 use kalah::proof::{self, Claim, Resample, RunOptions, RunReport, Spec, Tree};
 use kalah::search::table::TableKey;
 use kalah::search::{Search, SearchOptions};
@@ -37,9 +37,7 @@ fn true_4x4_proof(dir: &Path) -> Spec {
 
 /// The proof in `dir` as its logs leave it.
 fn load(dir: &Path) -> Tree {
-    let mut tree = Tree::new(Spec::load(dir).unwrap());
-    read_logs(dir, &mut tree).unwrap();
-    tree
+    proof::read_proof(Spec::load(dir).unwrap(), dir).unwrap().0
 }
 
 /// Runs the proof in `dir` (one shard, at most `max_tasks` tasks).
@@ -408,8 +406,8 @@ fn the_check_fails_when_a_bound_is_changed() {
         s.claim = ">= 3".to_string();
     }
     rewrite_log(dir.path(), &foreign);
-    let mut tree = Tree::new(Spec::load(dir.path()).unwrap());
-    assert!(matches!(read_logs(dir.path(), &mut tree), Err(proof::ProofError::Conflict { .. })));
+    let read = proof::read_proof(Spec::load(dir.path()).unwrap(), dir.path());
+    assert!(matches!(read, Err(proof::ProofError::Conflict { .. })));
 }
 
 #[test]

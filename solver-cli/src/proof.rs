@@ -432,9 +432,7 @@ fn status_text(status: &Status) -> String {
 fn check(args: &CheckArgs) -> anyhow::Result<String> {
     let (tree, records) = load(&args.dir)?;
     let spec = tree.spec().clone();
-    let seed = args.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
-    });
+    let seed = args.seed.unwrap_or_else(proof::check::clock_seed);
     let prepared = match args.sample {
         0 => None,
         _ => Some(prepare(&args.search, &spec.rules, &spec.root, Load::Now)?),

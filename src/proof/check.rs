@@ -166,6 +166,11 @@ impl fmt::Display for LeafSearch {
     }
 }
 
+/// A seed for a check's sample that differs from run to run: the clock's nanoseconds.
+pub fn clock_seed() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+}
+
 /// Where a check's transcript written today goes in a proof's directory: `check-YYYY-MM-DD.txt`
 /// (the date in UTC), the name [`crate::proof::proven`] looks for.
 pub fn transcript_path(dir: &Path) -> PathBuf {

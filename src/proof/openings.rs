@@ -196,7 +196,7 @@ fn check_decided(
     records: &[super::Record],
     on_event: &dyn Fn(DriveEvent<'_>),
 ) -> Result<CheckReport, DriveError> {
-    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    let seed = super::check::clock_seed();
     // The check stops at the deadline too, its leaves kept: the next run goes on from them.
     search.set_deadline(drive.deadline);
     let mut resample = Resample::new(search, usize::MAX, seed);

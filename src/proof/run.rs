@@ -192,14 +192,6 @@ pub fn read_proof(spec: Spec, dir: &Path) -> Result<(Tree, Vec<Record>), ProofEr
     Ok((tree, records))
 }
 
-/// Reads every log of the proof in `dir` into `tree`.
-pub fn read_logs(dir: &Path, tree: &mut Tree) -> Result<(), ProofError> {
-    for record in read_records(dir)? {
-        tree.add(record)?;
-    }
-    tree.check_root()
-}
-
 /// Grows the proof in `dir` (whose logs `tree` holds) with `search` (for the proof's rules),
 /// appending to this run's log, calling `on_task` after each task.
 pub fn work(
