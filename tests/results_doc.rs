@@ -74,7 +74,7 @@ fn the_first_turn_tables_say_what_the_map_says() {
         .into_iter()
         .map(|(turn, value)| (turn.to_string(), value))
         .collect();
-    let mut rule_sets = 0;
+    let mut rule_sets = Vec::new();
     for line in map.lines() {
         let start: ItemResult = serde_json::from_str(line).unwrap();
         let rules = &start.rules;
@@ -105,7 +105,8 @@ fn the_first_turn_tables_say_what_the_map_says() {
             assert_checked(&opening.lower_proofs);
             assert_checked(&opening.upper_proofs);
         }
-        rule_sets += 1;
+        rule_sets.push(rules.clone());
     }
-    assert_eq!(rule_sets, 2, "the map holds both rule sets");
+    // Standard and empty capture are mapped turn by turn; BGA has the start's winner (issue 41).
+    assert_eq!(rule_sets, ["standard", "empty-capture", "bga"], "the rule sets the map holds");
 }

@@ -351,18 +351,20 @@ fn starts_and_their_first_turns_are_answered_from_the_book_at_once() {
     let (status, body) = get_json(&client, &openings, &[("pos", "4x4")]);
     assert_eq!(status, 404, "{body}");
     let (_, offer) = get_json(&client, &format!("{}/api/v1/rules", server.url), &[]);
-    // Kalah(6,4) and (6,5) from every shipped table (7 and 5 rule sets), (6,6) from the proofs' map;
+    // Kalah(6,4) and (6,5) from every shipped table (7 and 5 rule sets), (6,6) from the proofs' map
+    // (standard and empty capture exact, BGA's first player's win);
     // and, North to move, the positions after Kalah(6,5)'s first turns that the replies job settled.
     let starts = offer["openings"].as_array().unwrap();
     let (south, north): (Vec<&Value>, Vec<&Value>) =
         starts.iter().partition(|s| s["position"].as_str().unwrap().ends_with('S'));
-    assert_eq!(south.len(), 14, "{offer}");
+    assert_eq!(south.len(), 15, "{offer}");
     assert!(north.len() >= 6, "{offer}");
     let (status, bga) = get_json(&client, &openings, &[("pos", "6x4"), ("rules", "bga")]);
     assert_eq!((status, bga["value"].as_i64()), (200, Some(8)), "{bga}");
     let mapped: Vec<&Value> = starts.iter().filter(|s| s["source"] == "proof").collect();
-    assert_eq!(mapped.len(), 2, "{offer}");
+    assert_eq!(mapped.len(), 3, "{offer}");
     assert!(mapped.iter().any(|s| s["rules"] == "standard" && s["value"] == 4), "{offer}");
+    assert!(mapped.iter().any(|s| s["rules"] == "bga" && s["value"].is_null() && s["lower"] == 2), "{offer}");
 
     // The Kalah(6,4) start's perfect line from the shipped lines, and from every position along
     // it the rest of it: no search (none could finish in 0.1 s without a database).
