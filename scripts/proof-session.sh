@@ -4,9 +4,13 @@
 # proof.toml, up to MAX_SEEDS seeds: 32 for 6 houses takes about 11 minutes and 17.5 GB of
 # memory on 2 cores, and then 11.5 GB in memory), then runs `kalah proof run` at low priority
 # (nice 10) for SECONDS with a transposition table of TABLE_MB, and prints the proof's status.
+# Once the logs decide the claim, it checks the proof at once, every leaf searched again from an
+# empty table (after the SECONDS, however long that takes), and keeps the transcript as
+# PROOF_DIR/check-DATE.txt when the check passes (a proof CHECKED, or a refutation CHECKED).
 # The log is synced a record at a time: stop the run early with `kill -TERM` on `kalah proof run`
 # (it stops within moments and keeps a task in flight that has spent half its budget as an
-# expansion), and commit PROOF_DIR's logs afterwards.
+# expansion), and commit PROOF_DIR's logs afterwards. A check stopped early keeps the leaves it
+# searched in PROOF_DIR/check-progress.jsonl, which the next check (`--resume`) takes up.
 #   scripts/proof-session.sh PROOF_DIR SECONDS [MAX_SEEDS (32)] [TABLE_MB (4096)]
 set -euo pipefail
 usage="usage: proof-session.sh PROOF_DIR SECONDS [MAX_SEEDS] [TABLE_MB]"
@@ -34,3 +38,18 @@ if (( ${built:-0} < max_seeds )); then
 fi
 nice -n 10 "$kalah" proof run "$dir" --threads "$(nproc)" --table-mb "$table_mb" --time-limit "$seconds"
 "$kalah" proof status "$dir"
+state=$("$kalah" proof status "$dir" --json)
+[[ "$state" == *'"proven":null'* ]] && exit 0
+transcript="$dir/check-$(date -u +%F).txt"
+[[ -e "$transcript" ]] && transcript="$dir/check-$(date -u +%F-%H%M).txt"
+# The sample is every leaf; exit 1 is a checked refutation, or a check that failed: the first
+# line says which.
+nice -n 10 "$kalah" proof check "$dir" --sample 1000000 --resume --threads "$(nproc)" --table-mb "$table_mb" \
+    --db-layout packed > "$transcript.tmp" || true
+if head -1 "$transcript.tmp" | grep -qE ': (CHECKED|REFUTED, the refutation CHECKED)$'; then
+    mv "$transcript.tmp" "$transcript"
+    echo "checked: $transcript"
+else
+    echo "the check did not pass: $transcript.tmp" >&2
+    exit 1
+fi
