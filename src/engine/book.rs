@@ -650,7 +650,12 @@ mod tests {
         let bga_six = book.bounded_answer(&bga, &six).unwrap();
         assert_eq!((bga_six.known.value, bga_six.known.lower, bga_six.wdl), (None, 2, Some("win")));
         assert!(bga_six.moves.iter().all(|m| m.known.lower == if m.house == 1 { 2 } else { -72 }));
-        assert_eq!(OpeningBook::shipped().unwrap().start_maps().count(), 3);
+        // With empty capture through turn 1 2: after house 1, house 2 is at least +2.
+        let bga_empty: Rules = "bga capture=empty".parse().unwrap();
+        assert_eq!(book.bounded_answer(&bga_empty, &six).unwrap().known.lower, 2);
+        let north = book.bounded_answer(&bga_empty, &after(&bga_empty, "1 2")).unwrap();
+        assert_eq!((north.known.value, north.known.upper, north.wdl), (None, -2, Some("loss")));
+        assert_eq!(OpeningBook::shipped().unwrap().start_maps().count(), 4);
         // Every openings file in data/results is built in (a new one must be added to SHIPPED).
         let built_in: Vec<&str> = SHIPPED.iter().map(|(name, _)| *name).collect();
         for entry in std::fs::read_dir(&shipped).unwrap() {
