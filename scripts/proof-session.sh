@@ -11,13 +11,16 @@
 # (it stops within moments and keeps a task in flight that has spent half its budget as an
 # expansion), and commit PROOF_DIR's logs afterwards. A check stopped early keeps the leaves it
 # searched in PROOF_DIR/check-progress.jsonl, which the next check (`--resume`) takes up.
-#   scripts/proof-session.sh PROOF_DIR SECONDS [MAX_SEEDS (32)] [TABLE_MB (4096)]
+# TASK_NODES overrides proof.toml's task budget for this run (a proof's leaves stay sound whatever
+# the budgets that grew it; the budget only steers where the tree is expanded).
+#   scripts/proof-session.sh PROOF_DIR SECONDS [MAX_SEEDS (32)] [TABLE_MB (4096)] [TASK_NODES]
 set -euo pipefail
-usage="usage: proof-session.sh PROOF_DIR SECONDS [MAX_SEEDS] [TABLE_MB]"
+usage="usage: proof-session.sh PROOF_DIR SECONDS [MAX_SEEDS] [TABLE_MB] [TASK_NODES]"
 dir=${1:?$usage}
 seconds=${2:?$usage}
 max_seeds=${3:-32}
 table_mb=${4:-4096}
+task_nodes=(${5:+--task-nodes "$5"})
 [[ -f "$dir/proof.toml" ]] || { echo "$dir/proof.toml: no such proof (kalah proof new writes one)" >&2; exit 2; }
 rules=$(sed -n 's/^rules = "\(.*\)"$/\1/p' "$dir/proof.toml")
 root=$(sed -n 's/^root = "\(.*\)"$/\1/p' "$dir/proof.toml")
@@ -36,7 +39,7 @@ built=$("$kalah" info --houses "$houses" --rules "$rules" --json 2>/dev/null | g
 if (( ${built:-0} < max_seeds )); then
     "$kalah" build --houses "$houses" --max-seeds "$max_seeds" --rules "$rules"
 fi
-nice -n 10 "$kalah" proof run "$dir" --threads "$(nproc)" --table-mb "$table_mb" --time-limit "$seconds"
+nice -n 10 "$kalah" proof run "$dir" --threads "$(nproc)" --table-mb "$table_mb" --time-limit "$seconds" "${task_nodes[@]}"
 "$kalah" proof status "$dir"
 state=$("$kalah" proof status "$dir" --json)
 [[ "$state" == *'"proven":null'* ]] && exit 0
