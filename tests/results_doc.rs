@@ -1,7 +1,8 @@
-//! `docs/results.md` against the result files it describes: its tables of Kalah(6,6)'s first
-//! turns must say what `data/results/openings-6x6.jsonl` (written by `kalah proof map`) says, turn
-//! by turn, with the same proofs, each of which must hold the transcript of its check; the
-//! published column must be the published table's.
+//! `docs/results.md` against the result files it describes: its tables of the first turns of
+//! Kalah(6,6) and of Kalah(6,5) under Wetherell's rules must say what `data/results/openings-6x6.jsonl`
+//! and `openings-6x5-proofs.jsonl` (written by `kalah proof map`) say, turn by turn, with the same
+//! proofs, each of which must hold the transcript of its check; the published column must be the
+//! published table's.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -65,31 +66,36 @@ fn table_after(doc: &str, heading: &str) -> (String, Vec<Vec<String>>) {
     (heading_line, rows)
 }
 
-#[test]
-fn the_first_turn_tables_say_what_the_map_says() {
-    let doc = std::fs::read_to_string(repository().join("docs/results.md")).unwrap();
-    let map = std::fs::read_to_string(repository().join("data/results/openings-6x6.jsonl")).unwrap();
-    let published: BTreeMap<String, i32> = opening_values(OPENINGS_6X6_EMPTY_CAPTURE_CSV)
-        .unwrap()
-        .into_iter()
-        .map(|(turn, value)| (turn.to_string(), value))
-        .collect();
+/// The section of `doc` under the heading `## {title}`, up to the next `## ` heading.
+fn section<'d>(doc: &'d str, title: &str) -> &'d str {
+    let heading = format!("## {title}\n");
+    let from =
+        doc.find(&heading).unwrap_or_else(|| panic!("docs/results.md has no section {heading:?}")) + heading.len();
+    let rest = &doc[from..];
+    &rest[..rest.find("\n## ").unwrap_or(rest.len())]
+}
+
+/// Checks the tables of `section` against the map `file` line by line, as the module says, and
+/// returns the rule sets the map holds in its order. `published` holds a published column's
+/// values, for the rule set `published.0`.
+fn tables_say_what_the_map_says(section: &str, file: &str, published: (&str, &BTreeMap<String, i32>)) -> Vec<String> {
+    let map = std::fs::read_to_string(repository().join(file)).unwrap();
     let mut rule_sets = Vec::new();
     for line in map.lines() {
         let start: ItemResult = serde_json::from_str(line).unwrap();
         let rules = &start.rules;
         let total = parse_position(&start.position).unwrap().total_seeds() as i32;
-        let (heading, rows) = table_after(&doc, &format!("**{rules}**:"));
+        let (heading, rows) = table_after(section, &format!("**{rules}**:"));
         let expected_heading = format!(
             "**{rules}**: the start {} ({} and {}).",
             worded(start.lower, start.upper, total),
             named(&start.lower_proofs),
             named(&start.upper_proofs)
         );
-        assert_eq!(heading, expected_heading, "the {rules} start");
+        assert_eq!(heading, expected_heading, "{file}: the {rules} start");
         assert_checked(&start.lower_proofs);
         assert_checked(&start.upper_proofs);
-        assert_eq!(rows.len(), start.openings.len(), "{rules}: one row per first turn");
+        assert_eq!(rows.len(), start.openings.len(), "{file}, {rules}: one row per first turn");
         for (row, opening) in rows.iter().zip(&start.openings) {
             let turn = &opening.moves;
             let mut expected = vec![
@@ -98,16 +104,34 @@ fn the_first_turn_tables_say_what_the_map_says() {
                 named(&opening.lower_proofs),
                 named(&opening.upper_proofs),
             ];
-            if rules == "empty-capture" {
-                expected.push(signed(published[turn]));
+            if rules == published.0 {
+                expected.push(signed(published.1[turn]));
             }
-            assert_eq!(*row, expected, "{rules}, turn {turn}");
+            assert_eq!(*row, expected, "{file}, {rules}, turn {turn}");
             assert_checked(&opening.lower_proofs);
             assert_checked(&opening.upper_proofs);
         }
         rule_sets.push(rules.clone());
     }
+    rule_sets
+}
+
+#[test]
+fn the_first_turn_tables_say_what_the_map_says() {
+    let doc = std::fs::read_to_string(repository().join("docs/results.md")).unwrap();
+    let published: BTreeMap<String, i32> = opening_values(OPENINGS_6X6_EMPTY_CAPTURE_CSV)
+        .unwrap()
+        .into_iter()
+        .map(|(turn, value)| (turn.to_string(), value))
+        .collect();
+    let six = section(&doc, "Kalah(6,6)'s first turns");
+    let rule_sets = tables_say_what_the_map_says(six, "data/results/openings-6x6.jsonl", ("empty-capture", &published));
     // Standard and empty capture are mapped turn by turn; the others have the start's winner (issue 41).
     let expected = ["standard", "empty-capture", "bga", "bga capture=empty", "standard remaining=discard"];
-    assert_eq!(rule_sets, expected, "the rule sets the map holds");
+    assert_eq!(rule_sets, expected, "the rule sets the (6,6) map holds");
+    // Kalah(6,5) under Wetherell's rules, the one (6,5) start no search settled (issue 41).
+    let five = section(&doc, "Kalah(6,5)'s first turns from proofs");
+    let rule_sets =
+        tables_say_what_the_map_says(five, "data/results/openings-6x5-proofs.jsonl", ("", &BTreeMap::new()));
+    assert_eq!(rule_sets, ["wetherell"], "the rule sets the (6,5) map holds");
 }

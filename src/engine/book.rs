@@ -165,7 +165,7 @@ fn every_move_covered<T>(start: &str, moves: &HashMap<Position, Vec<T>>) -> Resu
 
 /// The result files shipped with the crate, by name: built in, so that every front end answers
 /// their starts on a fresh clone with no database and no files beside the binary.
-const SHIPPED: [(&str, &str); 6] = [
+const SHIPPED: [(&str, &str); 7] = [
     ("data/results/openings-6x4.jsonl", include_str!("../../data/results/openings-6x4.jsonl")),
     (
         "data/results/openings-6x4-rule-systems.jsonl",
@@ -176,6 +176,7 @@ const SHIPPED: [(&str, &str); 6] = [
         "data/results/openings-6x5-rule-systems.jsonl",
         include_str!("../../data/results/openings-6x5-rule-systems.jsonl"),
     ),
+    ("data/results/openings-6x5-proofs.jsonl", include_str!("../../data/results/openings-6x5-proofs.jsonl")),
     ("data/results/openings-6x6.jsonl", include_str!("../../data/results/openings-6x6.jsonl")),
     ("data/results/openings-replies-6x5.jsonl", include_str!("../../data/results/openings-replies-6x5.jsonl")),
 ];
@@ -659,7 +660,13 @@ mod tests {
         let discard: Rules = "standard remaining=discard".parse().unwrap();
         let discard_six = book.bounded_answer(&discard, &six).unwrap();
         assert_eq!((discard_six.known.lower, discard_six.wdl), (1, Some("win")));
-        assert_eq!(OpeningBook::shipped().unwrap().start_maps().count(), 5);
+        // Wetherell's Kalah(6,5): the first player does not win, at most 0, every first turn too.
+        let wetherell: Rules = "wetherell".parse().unwrap();
+        let five = Position::start(6, 5).unwrap();
+        let wetherell_five = book.bounded_answer(&wetherell, &five).unwrap();
+        assert_eq!((wetherell_five.known.value, wetherell_five.known.upper), (None, 0));
+        assert!(wetherell_five.moves.iter().all(|m| m.known.upper == 0 && m.known.lower == -60));
+        assert_eq!(OpeningBook::shipped().unwrap().start_maps().count(), 6);
         // Every openings file in data/results is built in (a new one must be added to SHIPPED).
         let built_in: Vec<&str> = SHIPPED.iter().map(|(name, _)| *name).collect();
         for entry in std::fs::read_dir(&shipped).unwrap() {
