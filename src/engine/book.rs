@@ -646,11 +646,13 @@ mod tests {
         assert_eq!((empty_six.known.value, empty_six.known.lower), (Some(2), 2));
         assert!(empty_six.moves.iter().any(|m| m.house == 2 && m.best));
         assert!(empty_six.moves.iter().all(|m| m.known.upper <= 2 && (!m.best || m.known.value == Some(2))));
-        // BGA's start: the first player wins, by at least +4, through turn 1 3; its other turns open.
+        // BGA's start: +4, as standard Kalah's, through turn 1 3; every other turn at most +4.
         let bga: Rules = "bga".parse().unwrap();
         let bga_six = book.bounded_answer(&bga, &six).unwrap();
-        assert_eq!((bga_six.known.value, bga_six.known.lower, bga_six.wdl), (None, 4, Some("win")));
+        assert_eq!((bga_six.known.value, bga_six.known.lower, bga_six.wdl), (Some(4), 4, Some("win")));
+        assert!(bga_six.moves.iter().all(|m| m.known.upper == 4));
         assert!(bga_six.moves.iter().all(|m| m.known.lower == if m.house == 1 { 4 } else { -72 }));
+        assert!(bga_six.moves.iter().any(|m| m.house == 1 && m.best && m.known.value == Some(4)));
         // With empty capture through turn 1 2: after house 1, house 2 is at least +2.
         let bga_empty: Rules = "bga capture=empty".parse().unwrap();
         assert_eq!(book.bounded_answer(&bga_empty, &six).unwrap().known.lower, 2);
