@@ -653,11 +653,13 @@ mod tests {
         assert!(bga_six.moves.iter().all(|m| m.known.upper == 4));
         assert!(bga_six.moves.iter().all(|m| m.known.lower == if m.house == 1 { 4 } else { -72 }));
         assert!(bga_six.moves.iter().any(|m| m.house == 1 && m.best && m.known.value == Some(4)));
-        // With empty capture through turn 1 2 (`<= 2` refuted): after house 1, house 2 is at least +4.
+        // With empty capture +4 too, through turn 1 2: after it North's value is exactly -4.
         let bga_empty: Rules = "bga capture=empty".parse().unwrap();
-        assert_eq!(book.bounded_answer(&bga_empty, &six).unwrap().known.lower, 4);
+        let bga_empty_six = book.bounded_answer(&bga_empty, &six).unwrap();
+        assert_eq!((bga_empty_six.known.value, bga_empty_six.wdl), (Some(4), Some("win")));
+        assert!(bga_empty_six.moves.iter().all(|m| m.known.upper == 4));
         let north = book.bounded_answer(&bga_empty, &after(&bga_empty, "1 2")).unwrap();
-        assert_eq!((north.known.value, north.known.upper, north.wdl), (None, -4, Some("loss")));
+        assert_eq!((north.known.value, north.wdl), (Some(-4), Some("loss")));
         // With seeds discarded values may be odd: at least +1 stays +1.
         let discard: Rules = "standard remaining=discard".parse().unwrap();
         let discard_six = book.bounded_answer(&discard, &six).unwrap();

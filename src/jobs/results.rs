@@ -16,9 +16,9 @@ pub struct OpeningResult {
     pub moves: String,
     /// Its exact value for the first player, when proven.
     pub value: Option<i32>,
-    /// Proven bounds on that value.
+    /// A proven lower bound on that value.
     pub lower: i32,
-    /// Proven bounds on that value.
+    /// A proven upper bound on that value.
     pub upper: i32,
     /// The proof directories `lower` rests on, where proofs give it (`kalah proof map`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
