@@ -352,8 +352,8 @@ fn starts_and_their_first_turns_are_answered_from_the_book_at_once() {
     assert_eq!(status, 404, "{body}");
     let (_, offer) = get_json(&client, &format!("{}/api/v1/rules", server.url), &[]);
     // Kalah(6,4) and (6,5) from every shipped table (7 and 5 rule sets), (6,6) from the proofs' map
-    // (standard, empty capture and BGA's with and without it exact; the first player's win with
-    // seeds discarded), Wetherell's (6,5) from its proofs' map (a draw);
+    // (standard, empty capture, BGA's with and without it and seeds discarded, all exact),
+    // Wetherell's (6,5) from its proofs' map (a draw);
     // and, North to move, the positions after Kalah(6,5)'s first turns that the replies job settled.
     let starts = offer["openings"].as_array().unwrap();
     let (south, north): (Vec<&Value>, Vec<&Value>) =
@@ -368,6 +368,7 @@ fn starts_and_their_first_turns_are_answered_from_the_book_at_once() {
     assert!(mapped.iter().any(|s| s["rules"] == "standard" && s["value"] == 4), "{offer}");
     assert!(mapped.iter().any(|s| s["rules"] == "bga" && s["value"] == 4), "{offer}");
     assert!(mapped.iter().any(|s| s["rules"] == "bga capture=empty" && s["value"] == 4), "{offer}");
+    assert!(mapped.iter().any(|s| s["rules"] == "standard remaining=discard" && s["value"] == 3), "{offer}");
 
     // The Kalah(6,4) start's perfect line from the shipped lines, and from every position along
     // it the rest of it: no search (none could finish in 0.1 s without a database).
