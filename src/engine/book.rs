@@ -664,8 +664,8 @@ mod tests {
         let discard: Rules = "standard remaining=discard".parse().unwrap();
         let discard_six = book.bounded_answer(&discard, &six).unwrap();
         assert_eq!((discard_six.known.value, discard_six.wdl), (Some(3), Some("win")));
-        assert!(discard_six.moves.iter().all(|m| m.known.upper == 3));
-        assert!(discard_six.moves.iter().any(|m| m.house == 1 && m.best && m.known.value == Some(3)));
+        assert!(discard_six.moves.iter().all(|m| m.known.upper <= 3 && (!m.best || m.known.value == Some(3))));
+        assert!(discard_six.moves.iter().any(|m| m.house == 1 && m.best));
         // Wetherell's Kalah(6,5): a draw, by turn 6; every other first turn at most 0.
         let wetherell: Rules = "wetherell".parse().unwrap();
         let five = Position::start(6, 5).unwrap();
