@@ -90,7 +90,7 @@ impl Claim {
     }
 
     /// The claim that holds where this one fails: `>= t` fails exactly where `<= t - 1` holds.
-    pub(crate) fn negated(&self) -> Claim {
+    pub(crate) fn complement(&self) -> Claim {
         match self.bound {
             Bound::AtLeast => Claim { bound: Bound::AtMost, value: self.value - 1 },
             Bound::AtMost => Claim { bound: Bound::AtLeast, value: self.value + 1 },
@@ -147,6 +147,6 @@ mod tests {
         for bad in ["= 2", ">= x", ">= ++2", ""] {
             assert!(claim(bad).unwrap_err().contains("is not a claim"), "{bad}");
         }
-        assert_eq!(claim(">= 2").unwrap().negated(), claim("<= 1").unwrap());
+        assert_eq!(claim(">= 2").unwrap().complement(), claim("<= 1").unwrap());
     }
 }

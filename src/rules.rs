@@ -191,6 +191,58 @@ impl Rules {
     }
 }
 
+/// Every rule dimension as [`Rules::dimensions`] names it, with each of its values and what the
+/// value means: what `kalah rules` explains (docs/rules.md says the same at length).
+pub const DIMENSIONS_EXPLAINED: [(&str, &[(&str, &str)]); 8] = [
+    (
+        "capture",
+        &[
+            ("standard", "a last seed in an own empty house takes it and the opposite house, if that holds seeds"),
+            ("empty", "as standard, and the last seed alone goes to the store when the opposite house is empty"),
+            ("none", "no captures"),
+            ("two-or-three", "Wetherell: a last seed making 2 or 3 in an opponent's house takes them, then backwards"),
+        ],
+    ),
+    (
+        "end",
+        &[
+            ("either-empty", "the game ends as soon as either row is empty, even within an extra-turn chain"),
+            ("mover-cannot-move", "the game ends only when the side to move has no seeds"),
+        ],
+    ),
+    (
+        "remaining",
+        &[("owner", "at the end each side's house seeds go to its store"), ("discard", "they are not counted")],
+    ),
+    (
+        "sowing",
+        &[
+            ("single", "one sowing a move"),
+            ("relay", "Swedish: a last seed in an occupied house lifts that house and sows on"),
+            ("go-again", "Wetherell: a last seed in an occupied own house, after seeds went across, sows it again"),
+        ],
+    ),
+    (
+        "direction",
+        &[
+            ("ccw", "counter-clockwise: own houses, own store, the opponent's houses"),
+            ("cw", "clockwise: positions can repeat; endless play scores 0 for the seeds left"),
+        ],
+    ),
+    (
+        "early-end",
+        &[
+            ("none", "play goes on to the normal end"),
+            ("half", "the game ends once a store holds more than half the seeds; values are full play's margin"),
+        ],
+    ),
+    ("extra-turn", &[("on", "a last seed in the own store gives another move"), ("off", "it does not (Wetherell)")]),
+    (
+        "pie",
+        &[("off", "no swap"), ("on", "after South's first turn North may swap sides; solve --pie gives the pie value")],
+    ),
+];
+
 /// The named rule sets, in the order they are listed to users.
 pub const RULE_SETS: [(&str, Rules); 5] = [
     ("standard", Rules::STANDARD),
@@ -381,6 +433,23 @@ dimension_names!(EarlyEnd, "early-end rule", { None => "none", Half => "half" })
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `kalah rules` explains is every dimension and every value there is, each parsing.
+    #[test]
+    fn every_dimension_and_value_is_explained() {
+        let named: Vec<&str> = Rules::STANDARD.settings().iter().map(|(key, _)| *key).collect();
+        let explained: Vec<&str> = DIMENSIONS_EXPLAINED.iter().map(|(key, _)| *key).collect();
+        assert_eq!(named, explained);
+        for (key, values) in DIMENSIONS_EXPLAINED {
+            for (value, meaning) in values {
+                let rules: Rules =
+                    format!("standard {key}={value}").parse().unwrap_or_else(|e| panic!("{key}={value}: {e}"));
+                assert!(rules.dimensions().contains(&format!("{key}={value}")), "{key}={value}");
+                assert!(!meaning.is_empty());
+            }
+        }
+        assert!(format!("standard capture={}", "sideways").parse::<Rules>().is_err());
+    }
 
     #[test]
     fn named_sets_round_trip_through_their_names() {

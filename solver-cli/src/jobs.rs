@@ -137,7 +137,7 @@ fn results_text(job: &Job, results: &[ItemResult], all: bool) -> String {
         let item = &job.items[result.item - 1];
         let answer = match (item.compute, result.holds, result.value) {
             (Compute::AtLeast(_) | Compute::AtMost(_), Some(holds), _) => {
-                let bounds = jobs::Interval { lower: result.lower, upper: result.upper };
+                let bounds = kalah::answer::Bounds { lower: result.lower, upper: result.upper };
                 format!(
                     "{} (value {})",
                     if holds { "holds" } else { "fails" },

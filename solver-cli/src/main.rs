@@ -243,5 +243,12 @@ fn list_rules(args: &RulesListArgs) -> anyhow::Result<String> {
         text += &format!("  {name:<14} {}\n", rules.dimensions());
     }
     text += "  irving         alias of empty-capture\n";
+    text += "\nthe dimensions (flag --NAME VALUE, or NAME=VALUE after a rule set's name; docs/rules.md):\n";
+    for (dimension, values) in kalah::rules::DIMENSIONS_EXPLAINED {
+        text += &format!("  {dimension}\n");
+        for (value, meaning) in values {
+            text += &format!("    {value:<18} {meaning}\n");
+        }
+    }
     Ok(text)
 }

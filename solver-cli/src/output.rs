@@ -22,10 +22,7 @@ pub fn describe_start(position: &Position) -> String {
     }
 }
 
-/// A value with its sign: `+4`, `0`, `-2`.
-pub fn signed(value: i32) -> String {
-    if value > 0 { format!("+{value}") } else { value.to_string() }
-}
+pub use kalah::answer::signed;
 
 /// `value` as one line of JSON: what every `--json` prints.
 pub fn json_line(value: &impl serde::Serialize) -> anyhow::Result<String> {

@@ -34,6 +34,11 @@ pub enum ProofCommand {
     /// end serves. A proof counts when its logs decide its claim and a check-*.txt transcript
     /// beside them checked every leaf.
     Map(MapArgs),
+    /// Write every position the checked proofs establish a bound at (each node of each proof
+    /// or refutation) with its bounds and the proofs behind them, the file every front end's
+    /// index of proven positions is built from (data/results/proven-positions.jsonl, built into
+    /// the binary: rebuild it after writing).
+    Index(IndexArgs),
     /// Narrow every first turn of a start to its exact value with proofs, as MTD(f) narrows a
     /// value: each test "this turn is worth at least t" is a proof in a directory of its own under
     /// --proofs, run until decided, checked with every leaf searched again (its transcript
@@ -183,6 +188,19 @@ pub struct MapArgs {
 }
 
 #[derive(Args)]
+pub struct IndexArgs {
+    /// Where the proofs are (every directory with a proof.toml under it).
+    #[arg(long, value_name = "DIR", default_value = "data/proofs")]
+    proofs: PathBuf,
+    /// The file to write.
+    #[arg(long, value_name = "FILE", default_value = kalah::engine::proven_index::SHIPPED_POSITIONS.0)]
+    out: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
 pub struct OpeningsArgs {
     #[command(flatten)]
     target: MapTarget,
@@ -217,6 +235,7 @@ pub fn command(command: &ProofCommand) -> anyhow::Result<String> {
         ProofCommand::Check(args) => check(args),
         ProofCommand::Merge(args) => merge(args),
         ProofCommand::Map(args) => map(args),
+        ProofCommand::Index(args) => index(args),
         ProofCommand::Openings(args) => openings(args),
     }
 }
@@ -542,12 +561,9 @@ fn map(args: &MapArgs) -> anyhow::Result<String> {
             checks: None,
         });
     }
-    let bounds = |lower: i32, upper: i32| kalah::jobs::Interval { lower, upper }.text(start.total_seeds());
+    let bounds = |lower: i32, upper: i32| kalah::answer::Bounds { lower, upper }.text(start.total_seeds());
     let proofs = |lower: &[String], upper: &[String]| {
-        let mut names: Vec<&String> = lower.iter().chain(upper).collect();
-        names.sort();
-        names.dedup();
-        names.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", ")
+        kalah::answer::sorted_names(lower.iter().chain(upper).cloned().collect()).join(", ")
     };
     let mut text = format!(
         "{} ({} rules): {}   {}\n",
@@ -633,7 +649,7 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         return json_line(&Mapped { map: &map, files, not_counted: None, tests: Some(tests), checks: Some(checks) });
     }
     let total = start.total_seeds();
-    let bounds = |lower: i32, upper: i32| kalah::jobs::Interval { lower, upper }.text(total);
+    let bounds = |lower: i32, upper: i32| kalah::answer::Bounds { lower, upper }.text(total);
     let mut text = format!(
         "{} ({} rules): {}; {tests} tests started, {checks} checked this run\n",
         describe_start(&start),
@@ -693,6 +709,40 @@ struct Mapped<'a, M> {
     tests: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     checks: Option<usize>,
+}
+
+fn index(args: &IndexArgs) -> anyhow::Result<String> {
+    if !args.proofs.is_dir() {
+        return Err(input_error(format!("--proofs {}: not a directory", args.proofs.display())));
+    }
+    let (checked, left_out) = proof::proven::checked_proofs(&args.proofs);
+    let positions = proof::proven::proven_positions(&checked)
+        .map_err(|err| anyhow::anyhow!("the proofs contradict each other: {err}"))?;
+    kalah::engine::proven_index::write_positions(&args.out, &positions)
+        .map_err(|err| anyhow::anyhow!("{}: {err}", args.out.display()))?;
+    let not_counted: Vec<NotCounted> =
+        left_out.iter().map(|(dir, why)| NotCounted { proof: dir.display().to_string(), why: why.clone() }).collect();
+    if args.json {
+        #[derive(Serialize)]
+        struct Indexed {
+            file: String,
+            proofs: usize,
+            positions: usize,
+            not_counted: Vec<NotCounted>,
+        }
+        let file = args.out.display().to_string();
+        return json_line(&Indexed { file, proofs: checked.len(), positions: positions.len(), not_counted });
+    }
+    let mut text = format!(
+        "{} positions from {} checked proofs written to {}\n",
+        positions.len(),
+        checked.len(),
+        args.out.display()
+    );
+    for counted in &not_counted {
+        text += &format!("not counted: {}: {}\n", counted.proof, counted.why);
+    }
+    Ok(text)
 }
 
 /// A proof left out of the map, and why.

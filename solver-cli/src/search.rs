@@ -2,17 +2,18 @@
 //! its moves), `table` (the grid of start values against the published ones) and `bench`; and the
 //! progress shown while the engine (`kalah::engine`) opens, reads or builds a search's database.
 
+use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use indicatif::ProgressDrawTarget;
 use indicatif::{ProgressBar, ProgressStyle};
 use kalah::Position;
-use kalah::answer::{self, Answer, BoundedAnswer, PositionAnswer, ProvenValue, Source, StartReport};
+use kalah::answer::{self, Answer, BoundedAnswer, PositionAnswer, Proven, Source, StartReport};
 use kalah::database::builder::{LayerReport, Progress};
 use kalah::database::{Database, DbError};
 use kalah::engine::book::{OpeningBook, StartMap};
-use kalah::engine::{self, Load, Preparation, Prepared, StartWork};
+use kalah::engine::{self, Load, Preparation, Prepared, ProvenIndex, StartWork};
 use kalah::jobs::RunProgress;
 use kalah::jobs::grid::{self, Cell, CellStatus};
 use kalah::rules::{EarlyEnd, Rules};
@@ -176,7 +177,9 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
         true => StartWork::ValueAndLine,
         false => StartWork::Everything,
     };
-    let prepared = prepare(&args.search, &rules, &start, Load::Now)?;
+    // A start needs every layer soon; a later position often only a few of them.
+    let load = if start.is_start() { Load::Now } else { Load::WhenProbed };
+    let prepared = prepare(&args.search, &rules, &start, load)?;
     let bar = ProgressBar::new(0).with_style(
         ProgressStyle::with_template("{spinner} solving openings {pos}/{len} [{elapsed_precise}] {msg}")
             .expect("a valid progress template"),
@@ -218,27 +221,21 @@ fn map_text(rules: &Rules, start: &Position, map: &StartMap, json: bool) -> Stri
         let mapped = Mapped { start, houses: start.houses(), map };
         return format!("{}\n", serde_json::to_string(&mapped).expect("maps serialize"));
     }
-    let total = start.total_seeds() as i32;
-    let proofs = |lower: &[String], upper: &[String]| {
-        let mut names: Vec<&str> = lower.iter().chain(upper).map(String::as_str).collect();
-        names.sort_unstable();
-        names.dedup();
-        names.join(", ")
-    };
+    let total = start.total_seeds();
     let mover = start.to_move().name();
     let mut text = format!("{}, rules {rules}\n", describe_start(start));
     text += &format!(
         "value {} for {mover}, proven by checked proofs: {}\n",
-        BoundedAnswer::text(map.known.lower, map.known.upper, total),
-        proofs(&map.known.lower_proofs, &map.known.upper_proofs)
+        map.known.bounds.words(total),
+        map.known.proofs().join(", ")
     );
     text += "openings (value for the first player):\n";
     for opening in &map.openings {
         text += &format!(
             "  {:<12} {:<16} {}\n",
             opening.moves,
-            BoundedAnswer::text(opening.known.lower, opening.known.upper, total),
-            proofs(&opening.known.lower_proofs, &opening.known.upper_proofs)
+            opening.known.bounds.words(total),
+            opening.known.proofs().join(", ")
         );
     }
     text += "(no search: the proofs are in data/proofs, `kalah proof map` writes what they establish)\n";
@@ -310,14 +307,30 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
     let position = parse_start(&args.position)?;
     // The same path as the service's: what the book and the proofs hold, then a search, then
     // (out of time) a shipped line through the position.
-    let book = OpeningBook::shipped()?;
-    let report = match engine::known_answer(&book, &rules, &position) {
+    let index = ProvenIndex::shipped()?;
+    let report = match engine::known_answer(&index, &rules, &position) {
         Some(report) => report,
-        None => match prepare(&args.search, &rules, &position, Load::WhenProbed)?.report(&position, |_, _, _| {}) {
-            Ok(report) => report,
-            Err(unanswered) => engine::line_answer(&book, &rules, &position, &unanswered)
-                .ok_or_else(|| anyhow::anyhow!(unanswered_text(&unanswered)))?,
-        },
+        None => {
+            let prepared = prepare(&args.search, &rules, &position, Load::WhenProbed)?;
+            // Progress only for a person watching: not with --json, nor into a pipe or file.
+            let watched = !args.json && std::io::stdout().is_terminal();
+            if watched
+                && args.search.time_limit.is_none()
+                && let Some(note) = far_note(&prepared, &position)
+            {
+                eprintln!("{note}");
+            }
+            let bar = watched.then(|| spinner("searching"));
+            let searched = prepared.report(&position, |lower, upper, nodes| {
+                if let Some(bar) = &bar {
+                    bar.set_message(searching_message(lower, upper, nodes));
+                }
+            });
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            searched.map_err(|unanswered| anyhow::anyhow!(unanswered_text(&unanswered)))?
+        }
     };
     if args.json {
         return Ok(format!("{}\n", serde_json::to_string(&report)?));
@@ -328,15 +341,55 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
         Answer::Exact(answer) => exact_text(&position, answer),
         Answer::Bounded(answer) => bounded_text(&position, answer),
     };
+    if let Answer::Bounded(answer) = &report.answer
+        && answer.source == Source::Proof
+    {
+        text += &proven_line_text(&index.proven_line(&rules, &position));
+    }
     Ok(text)
+}
+
+/// Seeds on the board above the database (or above none) from which a search may take
+/// hours: the Kalah(6,5) start, 36 above the 24-seed database, takes about a minute; Kalah(6,6)
+/// positions, 40 and more above it, hours.
+const FAR_ABOVE_THE_DATABASE: usize = 40;
+
+/// What `kalah query` says before a search with no time limit of a position far above the
+/// database, if it is.
+fn far_note(prepared: &Prepared, position: &Position) -> Option<String> {
+    let database = prepared.database().map_or(0, |db| db.max_seeds());
+    let above = (position.seeds_on_board() as usize).saturating_sub(database);
+    (above >= FAR_ABOVE_THE_DATABASE).then(|| {
+        format!(
+            "note: {above} seeds above the database's {database}: a search this far above it may take hours \
+             (--time-limit S stops it with what it has proven)"
+        )
+    })
+}
+
+/// The progress line of a search: nodes so far and the value's bounds proven so far.
+fn searching_message(lower: i32, upper: i32, nodes: u64) -> String {
+    let bounds = answer::Bounds { lower, upper };
+    let nodes =
+        if nodes >= 1_000_000 { format!("{:.1} M nodes", nodes as f64 / 1e6) } else { format!("{nodes} nodes") };
+    match bounds.value() {
+        Some(value) => format!("{nodes}, value {}, now every move's", signed(value)),
+        None => format!("{nodes}, value from {} to {}", signed(lower), signed(upper)),
+    }
 }
 
 /// Why a query has no value, and what its search knew when it stopped: the bounds proven and,
 /// out of time, every move's estimate (which proves nothing).
 fn unanswered_text(unanswered: &engine::Unanswered) -> String {
     let mut text = unanswered.error.to_string();
-    if let Some(bounds) = unanswered.known.bounds {
-        text += &format!("; proven so far: the value is from {} to {}", signed(bounds.lower), signed(bounds.upper));
+    match unanswered.known.bounds.map(|bounds| (bounds, bounds.value())) {
+        Some((_, Some(value))) => {
+            text += &format!("; proven so far: the value is {}, not yet every move's", signed(value))
+        }
+        Some((bounds, None)) => {
+            text += &format!("; proven so far: the value is from {} to {}", signed(bounds.lower), signed(bounds.upper))
+        }
+        None => {}
     }
     if !unanswered.known.estimates.is_empty() {
         let estimates: Vec<String> =
@@ -366,30 +419,48 @@ fn exact_text(position: &Position, answer: &PositionAnswer) -> String {
 
 /// `kalah query`'s report of what proofs establish.
 fn bounded_text(position: &Position, answer: &BoundedAnswer) -> String {
-    let total = position.total_seeds() as i32;
+    let total = position.total_seeds();
     let mover = position.to_move().name();
     let wdl = answer.wdl.map_or(String::new(), |wdl| format!(" ({wdl})"));
     let source = match answer.source {
-        Source::Book => "the search ran out of time; a perfect line in the book passes here",
+        Source::Book => "from a perfect line or table in the book, no search:",
         _ => "proven by checked proofs:",
     };
     let known = &answer.known;
-    let mut text =
-        format!("value {} for {mover}{wdl}, {source}\n", BoundedAnswer::text(known.lower, known.upper, total));
+    let mut text = format!("value {} for {mover}{wdl}, {source}\n", known.bounds.words(total));
     text += &proofs_text("  ", known);
     text += "moves (value for the mover, stores included):\n";
     for m in &answer.moves {
         let best = if m.best { "  best" } else { "" };
-        text += &format!("  {:>2} {}{best}\n", m.house, BoundedAnswer::text(m.known.lower, m.known.upper, total));
+        text += &format!("  {:>2} {}{best}\n", m.house, m.known.bounds.words(total));
         text += &proofs_text("       ", &m.known);
     }
     text
 }
 
+/// The line that keeps what the proofs prove, and where they end.
+fn proven_line_text(line: &answer::ProvenLine) -> String {
+    if line.line.is_empty() {
+        return "proven play: no move is proven to keep a bound here\n".to_string();
+    }
+    let end = match (&line.end_known, line.game_over) {
+        (_, true) => "the game is over".to_string(),
+        (Some(known), false) => format!(
+            "the proofs end at {}: {} for {}",
+            line.end,
+            known.bounds.words(line.end.total_seeds()),
+            line.end.to_move().name()
+        ),
+        (None, false) => format!("the proofs end at {}", line.end),
+    };
+    format!("proven play: {}\n  then {end}\n", line.text)
+}
+
 /// A line for each bound that proofs give, `indent`ed: `at least +4: PROOF, ...`.
-fn proofs_text(indent: &str, known: &ProvenValue) -> String {
+fn proofs_text(indent: &str, known: &Proven) -> String {
     let mut text = String::new();
-    let bounds = [("at least", known.lower, &known.lower_proofs), ("at most", known.upper, &known.upper_proofs)];
+    let bounds =
+        [("at least", known.bounds.lower, &known.lower_proofs), ("at most", known.bounds.upper, &known.upper_proofs)];
     for (words, bound, proofs) in bounds {
         if !proofs.is_empty() {
             text += &format!("{indent}{words} {}: {}\n", signed(bound), proofs.join(", "));
@@ -488,7 +559,7 @@ fn table_text(rules: &str, cells: &[Cell], args: &TableArgs) -> String {
             let value = match (cell.value, cell.status) {
                 (Some(value), _) => signed(value),
                 (None, CellStatus::Bounds) => {
-                    kalah::jobs::Interval { lower: cell.lower, upper: cell.upper }.text(total as u32)
+                    answer::Bounds { lower: cell.lower, upper: cell.upper }.text(total as u32)
                 }
                 (None, _) => "?".to_string(),
             };

@@ -393,6 +393,12 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
         "proven by checked proofs: at least +4: data/proofs/standard-6x6-ge-4; at most +4: data/proofs/standard-6x6-le-4"
     );
     assert_eq!(browser.text("value"), "value +4 for South");
+    // The perfect-play box gives the line the proofs prove, as far as they reach, at once.
+    wait_for("the proven line", || {
+        let line = browser.text("mainline-text").split_whitespace().collect::<Vec<_>>().join(" ");
+        line.starts_with("Proven play: S 1 3 | N").then_some(())
+    });
+    assert!(browser.text("result").starts_with("The proofs end here: "), "{}", browser.text("result"));
     // Each house as the API bounds its move (the proofs only narrow them as they land).
     let (_, answer) = get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", six_six_start)]);
     // By house number (the API lists the moves best first).
@@ -422,10 +428,10 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     assert_eq!(browser.script("return document.querySelectorAll('.house').length"), houses);
     assert_eq!(browser.text("value"), "value +4 for South", "the board shown is still Kalah(6,6)");
 
-    // A position the server cannot solve within a second (Kalah(6,6) after South's 2 and North's
-    // 1, past what the proofs map) still shows its legal moves.
+    // A position the server cannot solve within a second (Kalah(6,6) after South's 6 4 and
+    // North's 2 1, past every proof) still shows its legal moves.
     browser.resize(420, 900);
-    let six_six = "7 0 7 7 7 7 1 0 7 7 7 7 7 1 S";
+    let six_six = "8 1 8 8 7 1 2 0 9 8 1 9 8 2 S";
     browser.type_into("#position-text", six_six);
     browser.script("document.querySelector('#load button').click()");
     // (The text box holds the new position before the board does: wait for the board's verdict.)
@@ -433,7 +439,7 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     browser.wait_for_shown(six_six);
     assert_eq!(browser.house_values("south"), vec![""; 6], "no values without a solution");
     let playable = browser.script("return document.querySelectorAll('.house.south.playable').length");
-    assert_eq!(playable, 5);
+    assert_eq!(playable, 6);
     assert!(browser.text("error").contains("time limit"), "{}", browser.text("error"));
     browser.screenshot("analysis-board-phone-unsolved.png");
     // Eight houses a side fit a 390-pixel phone: both stores on the screen.
@@ -453,23 +459,35 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     browser.screenshot("analysis-board-phone-eight-houses.png");
     browser.resize(1000, 800);
 
-    // Playing North against the engine from that unsolved Kalah(6,6) position: South's reply is
-    // the move the server's estimate rates best, said to be unproven; never a move at random.
-    browser.navigate(&format!("{}/#rules=standard&start=7+0+7+7+7+7+1+0+7+7+7+7+7+1+S&play=north", server.url));
+    // Playing North against the engine from an unsolved Kalah(6,6) position (after 6 4 2 1, far
+    // from every proof): South's reply is the move the server's estimate rates best, said to be
+    // unproven; never a move at random.
+    browser.navigate(&format!("{}/#rules=standard&start=8+1+8+8+7+1+2+0+9+8+1+9+8+2+S&play=north", server.url));
     wait_for("the engine's unproven reply", || browser.text("loss").contains("best by its estimate").then_some(()));
     assert!(browser.text("loss").ends_with("not proven."), "{}", browser.text("loss"));
     wait_for("the reply in the move list", || browser.move_list().contains('S').then_some(()));
 
+    // After South's 2 and North's 1 the proofs bound South's value (+2 to +4): South's reply is
+    // the move whose proof keeps at least +2, said so.
+    browser.navigate(&format!("{}/#rules=standard&start=7+0+7+7+7+7+1+0+7+7+7+7+7+1+S&play=north", server.url));
+    wait_for("the engine's proven reply", || browser.text("loss").contains("keeps at least +2, proven").then_some(()));
+    assert!(browser.text("loss").contains("standard-6x6-turn-2-ge-2"), "{}", browser.text("loss"));
+    assert_eq!(browser.move_list(), "S 3", "the move the proof plays");
+
     // Playing South on empty-capture Kalah(6,6) after South's first turn 3: the proofs give
-    // North's value (0) at once but prove no move of North's best, so the reply says so.
+    // North's value (0) at once, and the refutation of turn 3 >= +2 proves North's 3 keeps it:
+    // the engine plays it, a proven best move.
     browser.navigate(&format!("{}/#rules=empty-capture&start=6+6+0+7+7+7+1+7+7+6+6+6+6+0+N&play=south", server.url));
-    // (Wait for this reply's own words: until the new start is loaded, the box still holds the
-    // previous game's "not proven".)
-    wait_for("the engine's reply from the proofs", || {
+    wait_for("the engine's reply from the proofs", || (browser.move_list() == "N 3").then_some(()));
+    assert!(browser.text("loss").is_empty(), "a proven move: {}", browser.text("loss"));
+
+    // Where standard Kalah(6,6)'s proofs end (leaves of both, South +4), no move is proven: the
+    // engine plays the one with the best bounds and says it is not proven.
+    browser.navigate(&format!("{}/#rules=standard&start=1+8+0+0+9+9+3+8+0+10+8+8+7+1+S&play=north", server.url));
+    wait_for("the engine's unproven reply past the proofs", || {
         browser.text("loss").contains("No move is proven best").then_some(())
     });
     assert!(browser.text("loss").ends_with("not proven."), "{}", browser.text("loss"));
-    assert_eq!(browser.move_list(), "N 1", "the move with the best bounds: every one is at most 0, so the first");
 
     // Playing South on empty-capture Kalah(6,5) after 2 3: no search ends in a second, but the
     // book has North's replies (the replies job's table, and the shipped perfect line), so
@@ -552,13 +570,14 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
 #[test]
 #[ignore = "needs Chromium and chromedriver: scripts/browser-test.sh installs them and runs this"]
 fn the_perfect_line_shows_progress_and_is_given_up_when_the_user_moves_on() {
-    // No database and one worker: the Kalah(6,6) start's line is out of reach (none ships), its
-    // value no time (the proofs' map).
+    // No database and one worker: where standard Kalah(6,6)'s proven line ends (South 1 3, North
+    // 2, South 4, North 2), both proofs give South +4 at once, but they end there (leaves of
+    // both, no move of South's proven), and a perfect line is out of reach (none ships).
     let root = tempfile::tempdir().unwrap();
     let server = Server::start(root.path(), &["--time-limit", "300", "--workers", "1"]);
     let driver = Driver::start();
     let browser = Browser::open(&driver);
-    let six_six = "6 6 6 6 6 6 0 6 6 6 6 6 6 0 S";
+    let six_six = "1 8 0 0 9 9 3 8 0 10 8 8 7 1 S";
     browser.navigate(&format!("{}/#rules=standard&start={}", server.url, six_six.replace(' ', "+")));
     browser.wait_for_position(six_six);
     wait_for("the line's progress", || {
@@ -567,6 +586,6 @@ fn the_perfect_line_shows_progress_and_is_given_up_when_the_user_moves_on() {
     let progress = || get_json(&agent(), &format!("{}/api/v1/progress", server.url), &[("pos", six_six)]).1;
     assert_eq!(progress()["searching"], true, "{}", progress());
     // Moving on gives the line up, and frees the worker for the next position's search.
-    browser.click(".house.south[data-house='1']");
+    browser.click(".house.south[data-house='2']");
     wait_for("the line's search to stop", || (progress()["searching"] == false).then_some(()));
 }

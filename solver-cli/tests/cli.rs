@@ -291,16 +291,34 @@ fn solve_without_openings_gives_the_value_and_a_line_that_reaches_it() {
 }
 
 #[test]
-fn query_out_of_time_on_a_shipped_line_gives_its_value_and_move() {
+fn query_shows_no_progress_without_a_terminal() {
+    // Kalah(6,6) past every proof, no database: the search runs out of its second. Its progress
+    // line and the note on positions far above the database are for a terminal only.
+    let args = ["query", "8 1 8 8 7 1 2 0 9 8 1 9 8 2 S", "--no-db", "--time-limit", "1"];
+    let output = kalah(&args);
+    assert!(!output.status.success());
+    let stderr = stderr(&output);
+    assert!(stderr.contains("time limit") && stderr.contains("estimate"), "{stderr}");
+    assert!(!stderr.contains("searching") && !stderr.contains("note:"), "{stderr}");
+}
+
+#[test]
+fn query_on_a_shipped_line_gives_its_value_and_move_at_once() {
     // Empty-capture Kalah(6,5) after South's 2 3 and North's 3, on the start's perfect line (no
-    // openings table starts there): no search without a database ends in a second.
+    // openings table starts there): no search without a database ends in a second, but the line
+    // and the proofs answer with none.
     let position = "6 0 0 7 7 7 2 6 6 0 6 6 6 1 S";
     let args = ["query", position, "--rules", "empty-capture", "--no-db", "--time-limit", "1"];
     let out = json(&[&args[..], &["--json"]].concat());
-    assert_eq!((out["source"].as_str(), out["value"].as_i64()), (Some("book"), Some(12)), "{out}");
+    assert_eq!(
+        (out["source"].as_str(), out["value"].as_i64(), out["nodes"].as_u64()),
+        (Some("book"), Some(12), Some(0))
+    );
+    assert_eq!(out["lower_proofs"], serde_json::json!(["data/proofs/empty-capture-6x5-ge-12"]), "{out}");
     assert_eq!((out["moves"][0]["move"].as_u64(), out["moves"][0]["best"].as_bool()), (Some(1), Some(true)), "{out}");
     let text = String::from_utf8(kalah(&args).stdout).unwrap();
-    assert!(text.contains("value +12 for South (win), the search ran out of time; a perfect line"), "{text}");
+    assert!(text.contains("value +12 for South (win), from a perfect line or table in the book"), "{text}");
+    assert!(text.contains("at least +12: data/proofs/empty-capture-6x5-ge-12"), "{text}");
     assert!(text.contains("   1 +12  best") && text.contains("   4 at most +12"), "{text}");
 }
 

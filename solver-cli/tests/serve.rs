@@ -196,9 +196,9 @@ fn bad_requests_are_400_with_a_message_and_the_page_is_served() {
     assert!(offer["rule_sets"].as_array().unwrap().iter().any(|set| set["name"] == "empty-capture"));
 }
 
-/// Kalah(6,6) after South's opening 2 and North's 6: out of any search's reach in a request's
-/// time, and past the positions the shipped proofs map (the starts and their first turns).
-const PAST_THE_PROOFS: &str = "7 1 8 8 8 7 1 7 6 6 6 6 0 1 S";
+/// Kalah(6,6) after South's 6 4 and North's 2 1: out of any search's reach in a request's time,
+/// and past every position the shipped proofs hold (and their moves).
+const PAST_THE_PROOFS: &str = "8 1 8 8 7 1 2 0 9 8 1 9 8 2 S";
 
 #[test]
 fn positions_out_of_reach_are_refused_in_time_and_clockwise_ones_searched() {

@@ -290,10 +290,12 @@ function showStatus(answer) {
   $('value').textContent = `value ${valueText(answer)} for ${mover}`;
   $('wdl').textContent = answer.wdl ? `(${answer.wdl})` : '';
   const sources = { database: 'from the endgame database', search: 'by exact search', book: 'from the opening book' };
-  // A bounded answer from the book stands in for a search out of time: a perfect line passes here.
+  // Bounds from the book: a perfect line passes here (its move is best), or a table bounds it;
+  // proofs may give a bound as well.
   const line = answer.source === 'book' && 'lower' in answer;
-  $('source').textContent = answer.source === 'proof' ? `proven by checked proofs: ${proofsText(answer)}`
-    : line ? 'no search finished in time; a perfect line in the opening book passes here: its move is best'
+  const proofs = 'lower' in answer ? proofsText(answer) : '';
+  $('source').textContent = answer.source === 'proof' ? `proven by checked proofs: ${proofs}`
+    : line ? `from a perfect line or table in the opening book, no search${proofs ? `; proofs: ${proofs}` : ''}`
       : sources[answer.source] || '';
 }
 
@@ -382,7 +384,8 @@ async function show() {
   if (state.playAs && !answer.game_over && answer.to_move !== state.playAs) {
     setTimeout(() => ticket === state.ticket && replyTo(answer), 300);
   }
-  showMainline(at, ticket);
+  if (answer.source === 'proof') showProvenLine(at, ticket);
+  else showMainline(at, ticket);
 }
 
 // A position not solved (time limit, busy, cancelled): its legal moves without values.
@@ -463,6 +466,46 @@ async function showMainline(at, ticket) {
   }
 }
 
+// Where proofs give the answer: the line that keeps what they prove, as far as they reach (no
+// search), and what is proven where it ends.
+async function showProvenLine(at, ticket) {
+  const text = $('mainline-text');
+  delete text.dataset.text;
+  try {
+    const proven = await api('proven-line', { pos: at, rules: state.rules });
+    if (ticket !== state.ticket) return;
+    // No move proven to keep a bound: a search for a perfect line, as anywhere else.
+    if (!proven.line.length) {
+      showMainline(at, ticket);
+      return;
+    }
+    text.replaceChildren();
+    let side = null;
+    proven.line.forEach((entry, i) => {
+      if (entry.side !== side) {
+        text.append(side === null ? 'Proven play: ' : ' | ', `${sideLetter(entry.side)} `);
+        side = entry.side;
+      }
+      const link = element('a', 'ply', String(entry.move));
+      link.href = '#';
+      link.title = `keeps ${valueText(entry.keeps)} for ${entry.side === 'north' ? 'North' : 'South'}`;
+      link.addEventListener('click', (event) => {
+        event.preventDefault();
+        followLine(proven.line.slice(0, i + 1), at);
+      });
+      text.append(link, ' ');
+    });
+    text.dataset.text = proven.text;
+    const end = parsePosition(proven.end).side === 'north' ? 'North' : 'South';
+    const known = proven.end_known;
+    $('result').textContent = proven.game_over ? 'The proven line ends the game.'
+      : known ? `The proofs end here: ${valueText(known)} for ${end} to move${proofsText(known) ? ` (${proofsText(known)})` : ''}; beyond, a search.`
+        : 'The proofs end here; beyond, a search.';
+  } catch (err) {
+    if (ticket === state.ticket) text.textContent = err.name === 'AbortError' ? '' : err.message;
+  }
+}
+
 // The pie rule: North's first turn may begin by swapping sides.
 function showPie(at) {
   const pie = /\bpie=on\b/.test(state.rules);
@@ -513,7 +556,12 @@ function replyTo(answer) {
   state.plies.push({ side: answer.to_move, move: move.move, before: at, after: move.position, loss: 0 });
   state.cursor = state.plies.length;
   show();
-  if (!proven.length) {
+  // A move that keeps the position's proven lower bound keeps what the proofs prove.
+  const keeps = !proven.length && typeof answer.lower === 'number' && move.lower === answer.lower &&
+    move.lower_proofs && move.lower_proofs.length;
+  if (keeps) {
+    $('loss').textContent = `The engine plays ${move.move}: it keeps at least ${signed(move.lower)}, proven (${move.lower_proofs.join(', ')}).`;
+  } else if (!proven.length) {
     $('loss').textContent = `No move is proven best here: the engine plays ${move.move}, the best by the proofs' bounds, not proven.`;
   }
 }

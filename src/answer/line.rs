@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::bounds::Proven;
 use super::position::{LegalMove, MoveEffect, Source};
 use super::wdl;
 use crate::board::{Position, Side};
@@ -93,6 +94,76 @@ impl Mainline {
             seconds: 0.0,
             source,
             cached: false,
+        }
+    }
+}
+
+/// A line that keeps what proofs prove, as far as they reach (`/api/v1/proven-line`): at each
+/// position the move whose proven lower bound for its mover is the position's (the lower-bound
+/// proof's move where that side is the prover; the upper-bound proof's best reply where it is
+/// the other side), then, where a shipped perfect line takes over, that line to the game's end.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProvenLine {
+    /// Where it starts.
+    pub position: Position,
+    /// The rules' text.
+    pub rules: String,
+    /// Every sowing, in order, with what the position it was played from is proven to be worth
+    /// for its mover, which the move keeps.
+    pub line: Vec<ProvenMove>,
+    /// The turns as text: `S 1 3 | N 1 | ...`.
+    pub text: String,
+    /// Where the line ends: the game's end, or where no move is proven to keep a bound.
+    pub end: Position,
+    /// The line ends the game.
+    pub game_over: bool,
+    /// What is proven at the end for its side to move (none where nothing is, or the game is
+    /// over).
+    pub end_known: Option<Proven>,
+}
+
+/// One sowing of a [`ProvenLine`].
+#[derive(Clone, Debug, Serialize)]
+pub struct ProvenMove {
+    /// The move and who made it.
+    #[serde(flatten)]
+    pub played: LineMove,
+    /// The mover's proven bounds at the position it was played from, whose lower bound the move
+    /// keeps.
+    pub keeps: Proven,
+}
+
+impl ProvenLine {
+    /// The line of `moves` (each a house 0..m and what it keeps) from `position`.
+    pub fn new(
+        rules: &Rules,
+        position: &Position,
+        moves: Vec<(usize, Proven)>,
+        end_known: Option<Proven>,
+    ) -> ProvenLine {
+        let mut line = Vec::new();
+        let mut turns: Vec<(Side, Vec<usize>)> = Vec::new();
+        let mut current = *position;
+        for (house, keeps) in moves {
+            let side = current.to_move();
+            let effect = MoveEffect::of(rules, &current, house);
+            line.push(ProvenMove { played: LineMove { played: LegalMove { house: house + 1, effect }, side }, keeps });
+            match turns.last_mut() {
+                Some((last, houses)) if *last == side => houses.push(house),
+                _ => turns.push((side, vec![house])),
+            }
+            current = effect.position;
+        }
+        let text = turns.iter().map(|(side, houses)| format!("{} {}", side.letter(), Turn::from_indices(houses)));
+        let game_over = current.is_over(rules);
+        ProvenLine {
+            position: *position,
+            rules: rules.to_string(),
+            line,
+            text: text.collect::<Vec<_>>().join(" | "),
+            end: current,
+            game_over,
+            end_known: if game_over { None } else { end_known },
         }
     }
 }

@@ -1,16 +1,18 @@
 //! What every front end reports: a solved start (its value and every opening's) and an analysed
 //! position (its value and every move's), with one name for win, draw and loss.
 
+mod bounds;
 mod line;
 mod position;
 
 use serde::Serialize;
 
-pub use line::{LineMove, Mainline};
+pub use bounds::{Bounds, Proven, signed, sorted_names};
+pub use line::{LineMove, Mainline, ProvenLine, ProvenMove};
 pub(crate) use position::moves_best_first;
 pub use position::{
-    Answer, BoundedAnswer, Bounds, Estimate, LegalMove, MoveBounds, MoveEffect, MoveValue, PositionAnswer,
-    PositionMoves, PositionReport, ProvenValue, Source, Unfinished, legal_moves,
+    Answer, BoundedAnswer, Estimate, LegalMove, MoveBounds, MoveEffect, MoveValue, PositionAnswer, PositionMoves,
+    PositionReport, Source, Unfinished, legal_moves,
 };
 
 use crate::board::{Position, Side};
@@ -183,7 +185,6 @@ pub(crate) fn openings_by_value(values: impl IntoIterator<Item = i32>) -> Vec<(i
 
 /// `openings_by_value` as text: `+46 x3, +44 x12, 0 x1`.
 pub fn openings_by_value_text(values: impl IntoIterator<Item = i32>, separator: &str) -> String {
-    let signed = |v: i32| if v > 0 { format!("+{v}") } else { v.to_string() };
     openings_by_value(values).iter().map(|(v, n)| format!("{} x{n}", signed(*v))).collect::<Vec<_>>().join(separator)
 }
 

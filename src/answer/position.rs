@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::wdl;
+use super::bounds::{Bounds, Proven, sorted_names};
 use crate::board::{Position, Side};
 use crate::rules::Rules;
 
@@ -192,64 +192,9 @@ pub struct MoveBounds {
     /// The mover's value after it as far as proofs establish it (`value`, `lower`, `upper` and
     /// the proofs behind each bound).
     #[serde(flatten)]
-    pub known: ProvenValue,
+    pub known: Proven,
     /// It is proven to keep the position's value: exact, and equal to it.
     pub best: bool,
-}
-
-/// A value as far as checked proofs establish it: its bounds, exact once they meet, and the
-/// proofs each bound rests on (none where the rules alone give it: all the game's seeds).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ProvenValue {
-    /// The exact value, once its bounds meet.
-    pub value: Option<i32>,
-    /// The value is at least this.
-    pub lower: i32,
-    /// And at most this.
-    pub upper: i32,
-    /// The proofs behind `lower`, sorted.
-    pub lower_proofs: Vec<String>,
-    /// The proofs behind `upper`, sorted.
-    pub upper_proofs: Vec<String>,
-}
-
-impl ProvenValue {
-    /// `lower..=upper`, resting on these proofs.
-    pub fn new(lower: i32, upper: i32, mut lower_proofs: Vec<String>, mut upper_proofs: Vec<String>) -> ProvenValue {
-        for proofs in [&mut lower_proofs, &mut upper_proofs] {
-            proofs.sort_unstable();
-            proofs.dedup();
-        }
-        ProvenValue { value: (lower == upper).then_some(lower), lower, upper, lower_proofs, upper_proofs }
-    }
-
-    /// The same value seen by the other side.
-    pub fn negated(&self) -> ProvenValue {
-        ProvenValue::new(-self.upper, -self.lower, self.upper_proofs.clone(), self.lower_proofs.clone())
-    }
-
-    /// What is proven of the larger of two values (a choice between two moves): the larger lower
-    /// bound with the proofs of whichever gives it (`self`'s on a tie), and the larger upper bound,
-    /// which needs both upper bounds, so both sets of proofs.
-    pub fn or_better(&self, other: &ProvenValue) -> ProvenValue {
-        let lower = if other.lower > self.lower { other } else { self };
-        let upper_proofs = self.upper_proofs.iter().chain(&other.upper_proofs).cloned().collect();
-        ProvenValue::new(lower.lower, self.upper.max(other.upper), lower.lower_proofs.clone(), upper_proofs)
-    }
-
-    /// What two sets of bounds on the same value prove together: the tighter bound on each side,
-    /// with its proofs (`own`'s on a tie); an error where they contradict each other.
-    pub fn narrowed_by(&self, own: &ProvenValue) -> Result<ProvenValue, String> {
-        let lower = if own.lower >= self.lower { own } else { self };
-        let upper = if own.upper <= self.upper { own } else { self };
-        if lower.lower > upper.upper {
-            return Err(format!(
-                "bounds {}..{} contradict bounds {}..{}",
-                own.lower, own.upper, self.lower, self.upper
-            ));
-        }
-        Ok(ProvenValue::new(lower.lower, upper.upper, lower.lower_proofs.clone(), upper.upper_proofs.clone()))
-    }
 }
 
 /// A position as far as checked proofs establish it: its value's bounds (exact when they meet)
@@ -260,7 +205,7 @@ pub struct BoundedAnswer {
     /// The value for the side to move, stores included, as far as proofs establish it (`value`
     /// once both bounds meet, `lower`, `upper` and the proofs behind each bound).
     #[serde(flatten)]
-    pub known: ProvenValue,
+    pub known: Proven,
     /// [`wdl`] where the bounds decide it: a win once the lower bound is above 0, a loss once the
     /// upper bound is below, a draw when both are 0.
     pub wdl: Option<&'static str>,
@@ -281,49 +226,21 @@ pub struct BoundedAnswer {
 impl BoundedAnswer {
     /// The answer at `position`: its value as far as proofs establish it, and each legal move's
     /// (by house 0..m).
-    pub fn new(
-        rules: &Rules,
-        position: &Position,
-        known: ProvenValue,
-        moves: &[(usize, ProvenValue)],
-    ) -> BoundedAnswer {
-        let wdl = match (known.lower, known.upper) {
-            (l, _) if l > 0 => Some(wdl(1)),
-            (_, u) if u < 0 => Some(wdl(-1)),
-            (0, 0) => Some(wdl(0)),
-            _ => None,
-        };
-        let mut proofs: Vec<String> = [&known]
-            .into_iter()
-            .chain(moves.iter().map(|(_, m)| m))
-            .flat_map(|k| k.lower_proofs.iter().chain(&k.upper_proofs).cloned())
-            .collect();
-        proofs.sort_unstable();
-        proofs.dedup();
+    pub fn new(rules: &Rules, position: &Position, known: Proven, moves: &[(usize, Proven)]) -> BoundedAnswer {
+        let wdl = known.bounds.wdl();
+        let proofs =
+            sorted_names([&known].into_iter().chain(moves.iter().map(|(_, m)| m)).flat_map(|k| k.proofs()).collect());
         let mut moves: Vec<MoveBounds> = moves
             .iter()
             .map(|(house, bounds)| MoveBounds {
                 house: house + 1,
                 effect: MoveEffect::of(rules, position, *house),
                 known: bounds.clone(),
-                best: bounds.value.is_some() && bounds.value == known.value,
+                best: bounds.value().is_some() && bounds.value() == known.value(),
             })
             .collect();
-        moves.sort_by_key(|m| (-m.known.lower, -m.known.upper, m.house));
+        moves.sort_by_key(|m| (-m.known.bounds.lower, -m.known.bounds.upper, m.house));
         BoundedAnswer { known, wdl, game_over: false, moves, source: Source::Proof, proofs, nodes: 0, seconds: 0.0 }
-    }
-
-    /// The value as words: `+4`, `at least +2`, `at most +4`, `between -2 and +4`, or `not known`
-    /// when both bounds are the game's `total` seeds.
-    pub fn text(lower: i32, upper: i32, total: i32) -> String {
-        let signed = |v: i32| if v > 0 { format!("+{v}") } else { v.to_string() };
-        match (lower == upper, lower > -total, upper < total) {
-            (true, _, _) => signed(lower),
-            (false, true, false) => format!("at least {}", signed(lower)),
-            (false, false, true) => format!("at most {}", signed(upper)),
-            (false, true, true) => format!("between {} and {}", signed(lower), signed(upper)),
-            (false, false, false) => "not known".to_string(),
-        }
     }
 }
 
@@ -389,15 +306,6 @@ pub struct Estimate {
     pub value: i32,
 }
 
-/// Bounds on a value, stores included.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Bounds {
-    /// The value is at least this.
-    pub lower: i32,
-    /// And at most this.
-    pub upper: i32,
-}
-
 /// What is known of a position whose search did not finish: the bounds its zero-window tests
 /// proved, and every move's estimate when time ran out.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -408,32 +316,4 @@ pub struct Unfinished {
     /// Every legal move's estimate, best first (only when time ran out).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub estimates: Vec<Estimate>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::ProvenValue;
-
-    fn proven(lower: i32, upper: i32, lower_proofs: &[&str], upper_proofs: &[&str]) -> ProvenValue {
-        let names = |list: &[&str]| list.iter().map(|p| p.to_string()).collect();
-        ProvenValue::new(lower, upper, names(lower_proofs), names(upper_proofs))
-    }
-
-    #[test]
-    fn each_bound_keeps_the_proofs_it_rests_on() {
-        let (a, b) = (proven(2, 4, &["ge-2"], &["le-4"]), proven(0, 6, &["ge-0"], &["le-6"]));
-        // The better of two moves: the larger lower bound with its own proof; the larger upper
-        // bound needs both.
-        assert_eq!(a.or_better(&b), proven(2, 6, &["ge-2"], &["le-4", "le-6"]));
-        assert_eq!(b.or_better(&a), proven(2, 6, &["ge-2"], &["le-6", "le-4"]));
-        // On a tie the first one's proof is enough.
-        assert_eq!(a.or_better(&proven(2, 2, &["other-ge-2"], &["other-le-2"])).lower_proofs, ["ge-2"]);
-        // Two sets of bounds on one value: the tighter of each, the own ones on a tie.
-        let own = proven(2, 6, &["own-ge-2"], &["own-le-6"]);
-        assert_eq!(a.narrowed_by(&own).unwrap(), proven(2, 4, &["own-ge-2"], &["le-4"]));
-        assert!(a.narrowed_by(&proven(6, 8, &["ge-6"], &[])).unwrap_err().contains("contradict"));
-        // The other side's view swaps the bounds and their proofs.
-        assert_eq!(a.negated(), proven(-4, -2, &["le-4"], &["ge-2"]));
-        assert_eq!(proven(4, 4, &[], &[]).value, Some(4));
-    }
 }

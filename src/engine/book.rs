@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::lines::Lines;
-use crate::answer::{BoundedAnswer, Mainline, PositionAnswer, ProvenValue, Source, moves_best_first, wdl};
+use crate::answer::{Bounds, Mainline, PositionAnswer, Proven, Source, moves_best_first, wdl};
 use crate::board::Position;
 use crate::moves::Turn;
 use crate::notation::parse_position;
@@ -56,7 +56,7 @@ pub struct StartMap {
     pub position: String,
     /// The first player's value as far as it is proven.
     #[serde(flatten)]
-    pub known: ProvenValue,
+    pub known: Proven,
     /// Every first turn.
     pub openings: Vec<MapOpening>,
     /// Where it came from: checked proofs.
@@ -71,7 +71,7 @@ pub struct MapOpening {
     pub moves: String,
     /// Its value for the first player as far as it is proven.
     #[serde(flatten)]
-    pub known: ProvenValue,
+    pub known: Proven,
 }
 
 /// A line of a result file; items other than openings tables are skipped.
@@ -108,8 +108,9 @@ struct ResultBounds {
 
 impl ResultBounds {
     /// Both bounds with what they say, when the line gives both.
-    fn proven(&self) -> Option<ProvenValue> {
-        Some(ProvenValue::new(self.lower?, self.upper?, self.lower_proofs.clone(), self.upper_proofs.clone()))
+    fn proven(&self) -> Option<Proven> {
+        let bounds = Bounds { lower: self.lower?, upper: self.upper? };
+        Some(Proven::new(bounds, self.lower_proofs.clone(), self.upper_proofs.clone()))
     }
 }
 
@@ -117,8 +118,8 @@ impl ResultBounds {
 /// house 0..m).
 #[derive(Clone, Debug)]
 struct Bounded {
-    known: ProvenValue,
-    moves: Vec<(usize, ProvenValue)>,
+    known: Proven,
+    moves: Vec<(usize, Proven)>,
 }
 
 /// What the book was made from that it could not use.
@@ -274,8 +275,8 @@ impl OpeningBook {
     /// start's; a table without bounds adds nothing.
     fn add_bounded(&mut self, record: &ResultLine, rules: Rules, start: Position) -> Result<(), String> {
         let Some(known) = record.known.proven() else { return Ok(()) };
-        let mut at: HashMap<Position, Vec<(usize, ProvenValue)>> = HashMap::new();
-        let mut after_turns: HashMap<Position, ProvenValue> = HashMap::new();
+        let mut at: HashMap<Position, Vec<(usize, Proven)>> = HashMap::new();
+        let mut after_turns: HashMap<Position, Proven> = HashMap::new();
         let mut map = StartMap {
             rules: rules.to_string(),
             position: start.to_string(),
@@ -290,7 +291,7 @@ impl OpeningBook {
             if !after.is_over(&rules) {
                 // After a first turn the other side moves, at the turn's value negated; a
                 // position two turns reach is worth what both prove.
-                let other_side = turn.negated();
+                let other_side = -&turn;
                 let both = match after_turns.get(&after) {
                     Some(known) => known.narrowed_by(&other_side)?,
                     None => other_side,
@@ -321,7 +322,11 @@ impl OpeningBook {
         // proof says).
         for (after, known) in after_turns {
             let total = after.total_seeds() as i32;
-            let at_most = ProvenValue::new(-total, known.upper, Vec::new(), known.upper_proofs.clone());
+            let at_most = Proven::new(
+                Bounds { lower: -total, upper: known.bounds.upper },
+                Vec::new(),
+                known.upper_proofs.clone(),
+            );
             let moves = after.legal_moves().map(|house| (house, at_most.clone())).collect();
             self.bounded.insert((rules, after), Bounded { known, moves });
         }
@@ -392,30 +397,24 @@ impl OpeningBook {
         self.maps.values()
     }
 
-    /// What checked proofs establish at `position`, if it is a start of the openings map, lies
-    /// within a first turn of one or is where a first turn leaves the other side to move.
-    pub(crate) fn bounded_answer(&self, rules: &Rules, position: &Position) -> Option<BoundedAnswer> {
+    /// What checked proofs establish at `position`, and at each of its legal moves (by house
+    /// 0..m), if it is a start of the openings map, lies within a first turn of one or is where a
+    /// first turn leaves the other side to move.
+    pub(crate) fn proven_at(&self, rules: &Rules, position: &Position) -> Option<(&Proven, &[(usize, Proven)])> {
         let bounded = self.bounded.get(&(rules.for_values(), *position))?;
-        Some(BoundedAnswer::new(rules, position, bounded.known.clone(), &bounded.moves))
+        Some((&bounded.known, &bounded.moves))
     }
 
-    /// What a shipped perfect line through `position` establishes: the position's exact value,
-    /// the line's next move at that value (the best move), and every other move at most that.
-    /// Less than a search gives (the other moves' values), so it answers only where a search
-    /// gave none in time.
-    pub(crate) fn line_answer(&self, rules: &Rules, position: &Position) -> Option<BoundedAnswer> {
-        let from = self.lines.from(rules, position)?;
-        let best = *from.turns.first()?.first()?;
-        let (value, total) = (from.value, position.total_seeds() as i32);
-        let bounds = |lower: i32| ProvenValue::new(lower, value, Vec::new(), Vec::new());
-        let moves: Vec<(usize, ProvenValue)> = position
-            .without_stores()
-            .legal_moves()
-            .map(|house| (house, bounds(if house == best { value } else { -total })))
-            .collect();
-        let mut answer = BoundedAnswer::new(rules, position, bounds(value), &moves);
-        answer.source = Source::Book;
-        Some(answer)
+    /// [`OpeningBook::proven_at`] as an answer.
+    #[cfg(test)]
+    fn bounded_answer(&self, rules: &Rules, position: &Position) -> Option<crate::answer::BoundedAnswer> {
+        let (known, moves) = self.proven_at(rules, position)?;
+        Some(crate::answer::BoundedAnswer::new(rules, position, known.clone(), moves))
+    }
+
+    /// The exact value at `position`, if a shipped perfect line passes there.
+    pub(crate) fn line_value(&self, rules: &Rules, position: &Position) -> Option<i32> {
+        Some(self.lines.from(rules, position)?.value)
     }
 
     /// A perfect-play line from `position`, if a shipped line passes there.
@@ -529,24 +528,27 @@ mod tests {
     /// Along a shipped line the book knows the value and one best move: the line's.
     #[test]
     fn a_shipped_line_gives_the_value_and_its_move_and_bounds_the_others() {
-        let book = OpeningBook::shipped().unwrap();
+        let index = crate::engine::ProvenIndex::shipped().unwrap();
+        let book = index.book();
         let start = Position::start(6, 5).unwrap();
         let line = book.mainline(&Rules::STANDARD, &start).unwrap();
-        // After South's first turn of the line (2 3), North to move: the line's reply.
-        let after = line.line[1].played.effect.position;
+        // The first position along the line past the book's tables (its first turns and the
+        // replies to them).
+        let after =
+            line.line.iter().map(|m| m.played.effect.position).find(|p| book.answer(&Rules::STANDARD, p).is_none());
+        let after = after.unwrap();
         let north = book.mainline(&Rules::STANDARD, &after).unwrap();
-        let answer = book.line_answer(&Rules::STANDARD, &after).unwrap();
-        assert_eq!(
-            (answer.known.value, answer.known.lower, answer.known.upper),
-            (Some(north.value), north.value, north.value)
-        );
+        assert_eq!(book.line_value(&Rules::STANDARD, &after), Some(north.value));
+        let crate::answer::Answer::Bounded(answer) = index.answer(&Rules::STANDARD, &after).unwrap().answer else {
+            panic!("bounds from the line")
+        };
+        assert_eq!((answer.known.value(), answer.known.bounds), (Some(north.value), Bounds::exact(north.value)));
         assert_eq!(answer.source, Source::Book);
         let best: Vec<usize> = answer.moves.iter().filter(|m| m.best).map(|m| m.house).collect();
         assert_eq!(best, vec![north.line[0].played.house], "the line's move, and only it, is known best");
-        let total = after.total_seeds() as i32;
-        assert!(answer.moves.iter().all(|m| m.best || (m.known.lower, m.known.upper) == (-total, north.value)));
+        assert!(answer.moves.iter().all(|m| m.best || m.known.bounds.upper <= north.value));
         assert_eq!(answer.moves.len(), after.without_stores().legal_moves().count());
-        assert!(book.line_answer(&Rules::STANDARD, &Position::start(6, 3).unwrap()).is_none(), "no line there");
+        assert!(book.line_value(&Rules::STANDARD, &Position::start(6, 3).unwrap()).is_none(), "no line there");
     }
 
     #[test]
@@ -617,63 +619,72 @@ mod tests {
         let six = Position::start(6, 6).unwrap();
         assert!(book.start(&Rules::STANDARD, &six).is_none() && book.answer(&Rules::STANDARD, &six).is_none());
         let standard = book.bounded_answer(&Rules::STANDARD, &six).unwrap();
-        assert_eq!((standard.known.value, standard.wdl), (Some(4), Some("win")));
+        assert_eq!((standard.known.value(), standard.wdl), (Some(4), Some("win")));
         assert_eq!(standard.moves.iter().map(|m| (m.house, m.best)).collect::<Vec<_>>()[0], (1, true));
-        assert!(standard.moves.iter().all(|m| m.known.upper <= 4 && (m.house != 1 || m.known.upper == 4)));
+        assert!(
+            standard.moves.iter().all(|m| m.known.bounds.upper <= 4 && (m.house != 1 || m.known.bounds.upper == 4))
+        );
         // Turn 2 is worth at most +2: its test of >= 4 refuted (the proofs only narrow it further).
-        assert!(standard.moves.iter().any(|m| m.house == 2 && m.known.upper <= 2));
+        assert!(standard.moves.iter().any(|m| m.house == 2 && m.known.bounds.upper <= 2));
         let after_one = {
             let mut p = six;
             p.play(&Rules::STANDARD, 0);
             p
         };
-        assert_eq!(book.bounded_answer(&Rules::STANDARD, &after_one).unwrap().known.value, Some(4), "1 then 3");
+        assert_eq!(book.bounded_answer(&Rules::STANDARD, &after_one).unwrap().known.value(), Some(4), "1 then 3");
         // After a whole first turn North moves, at the turn's value negated: exact after 1 3,
         // at least -2 after 2, no move of North's worth more than the position.
         let after = |rules: &Rules, turn: &str| turn.parse::<Turn>().unwrap().play(rules, &six).unwrap();
         let north = book.bounded_answer(&Rules::STANDARD, &after(&Rules::STANDARD, "1 3")).unwrap();
-        assert_eq!((north.known.value, north.wdl), (Some(-4), Some("loss")));
+        assert_eq!((north.known.value(), north.wdl), (Some(-4), Some("loss")));
         assert!(north.proofs.contains(&"data/proofs/standard-6x6-ge-4".to_string()), "{:?}", north.proofs);
         let north = book.bounded_answer(&Rules::STANDARD, &after(&Rules::STANDARD, "2")).unwrap();
-        assert!(north.known.lower >= -2 && north.known.lower <= north.known.upper, "{:?}", north.known);
+        assert!(
+            north.known.bounds.lower >= -2 && north.known.bounds.lower <= north.known.bounds.upper,
+            "{:?}",
+            north.known
+        );
         assert!(north.proofs.contains(&"data/proofs/standard-6x6-turn-2-ge-4".to_string()), "{:?}", north.proofs);
-        assert!(north.moves.len() == 6 && north.moves.iter().all(|m| m.known.upper <= north.known.upper));
+        assert!(north.moves.len() == 6 && north.moves.iter().all(|m| m.known.bounds.upper <= north.known.bounds.upper));
         // Empty capture's turn 3 is worth 0 (as published): a draw for North too.
         let north = book.bounded_answer(&empty_capture, &after(&empty_capture, "3")).unwrap();
-        assert_eq!((north.known.value, north.wdl), (Some(0), Some("draw")));
-        assert!(north.moves.iter().all(|m| m.known.upper == 0), "no move of North's is worth more than the position");
+        assert_eq!((north.known.value(), north.wdl), (Some(0), Some("draw")));
+        assert!(
+            north.moves.iter().all(|m| m.known.bounds.upper == 0),
+            "no move of North's is worth more than the position"
+        );
         let empty_six = book.bounded_answer(&empty_capture, &six).unwrap();
-        assert_eq!((empty_six.known.value, empty_six.known.lower), (Some(2), 2));
+        assert_eq!((empty_six.known.value(), empty_six.known.bounds.lower), (Some(2), 2));
         assert!(empty_six.moves.iter().any(|m| m.house == 2 && m.best));
-        assert!(empty_six.moves.iter().all(|m| m.known.upper <= 2 && (!m.best || m.known.value == Some(2))));
+        assert!(empty_six.moves.iter().all(|m| m.known.bounds.upper <= 2 && (!m.best || m.known.value() == Some(2))));
         // BGA's start: +4, as standard Kalah's, through turn 1 3; every other turn at most +4.
         let bga: Rules = "bga".parse().unwrap();
         let bga_six = book.bounded_answer(&bga, &six).unwrap();
-        assert_eq!((bga_six.known.value, bga_six.known.lower, bga_six.wdl), (Some(4), 4, Some("win")));
-        assert!(bga_six.moves.iter().all(|m| m.known.upper == 4));
-        assert!(bga_six.moves.iter().all(|m| m.known.lower == if m.house == 1 { 4 } else { -72 }));
-        assert!(bga_six.moves.iter().any(|m| m.house == 1 && m.best && m.known.value == Some(4)));
+        assert_eq!((bga_six.known.value(), bga_six.known.bounds.lower, bga_six.wdl), (Some(4), 4, Some("win")));
+        assert!(bga_six.moves.iter().all(|m| m.known.bounds.upper == 4));
+        assert!(bga_six.moves.iter().all(|m| m.known.bounds.lower == if m.house == 1 { 4 } else { -72 }));
+        assert!(bga_six.moves.iter().any(|m| m.house == 1 && m.best && m.known.value() == Some(4)));
         // With empty capture +4 too, through turn 1 2: after it North's value is exactly -4.
         let bga_empty: Rules = "bga capture=empty".parse().unwrap();
         let bga_empty_six = book.bounded_answer(&bga_empty, &six).unwrap();
-        assert_eq!((bga_empty_six.known.value, bga_empty_six.wdl), (Some(4), Some("win")));
-        assert!(bga_empty_six.moves.iter().all(|m| m.known.upper == 4));
+        assert_eq!((bga_empty_six.known.value(), bga_empty_six.wdl), (Some(4), Some("win")));
+        assert!(bga_empty_six.moves.iter().all(|m| m.known.bounds.upper == 4));
         let north = book.bounded_answer(&bga_empty, &after(&bga_empty, "1 2")).unwrap();
-        assert_eq!((north.known.value, north.wdl), (Some(-4), Some("loss")));
+        assert_eq!((north.known.value(), north.wdl), (Some(-4), Some("loss")));
         // With seeds discarded values may be odd: +3, by turn 1 3; every other turn at most +3.
         let discard: Rules = "standard remaining=discard".parse().unwrap();
         let discard_six = book.bounded_answer(&discard, &six).unwrap();
-        assert_eq!((discard_six.known.value, discard_six.wdl), (Some(3), Some("win")));
-        assert!(discard_six.moves.iter().all(|m| m.known.upper <= 3 && (!m.best || m.known.value == Some(3))));
+        assert_eq!((discard_six.known.value(), discard_six.wdl), (Some(3), Some("win")));
+        assert!(discard_six.moves.iter().all(|m| m.known.bounds.upper <= 3 && (!m.best || m.known.value() == Some(3))));
         assert!(discard_six.moves.iter().any(|m| m.house == 1 && m.best));
         // Wetherell's Kalah(6,5): a draw, by turn 6; every other first turn at most 0.
         let wetherell: Rules = "wetherell".parse().unwrap();
         let five = Position::start(6, 5).unwrap();
         let wetherell_five = book.bounded_answer(&wetherell, &five).unwrap();
-        assert_eq!((wetherell_five.known.value, wetherell_five.wdl), (Some(0), Some("draw")));
+        assert_eq!((wetherell_five.known.value(), wetherell_five.wdl), (Some(0), Some("draw")));
         for m in &wetherell_five.moves {
             let lower = if m.house == 6 { 0 } else { -60 };
-            assert_eq!((m.known.lower, m.known.upper), (lower, 0), "turn {}", m.house);
+            assert_eq!((m.known.bounds.lower, m.known.bounds.upper), (lower, 0), "turn {}", m.house);
         }
         assert_eq!(OpeningBook::shipped().unwrap().start_maps().count(), 6);
         // Every openings file in data/results is built in (a new one must be added to SHIPPED).

@@ -8,8 +8,10 @@ pub mod book;
 pub mod kept;
 mod lines;
 mod prepared;
+pub mod proven_index;
 
-pub use prepared::{Prepared, StartWork, Unanswered, known_answer, line_answer};
+pub use prepared::{Prepared, StartWork, Unanswered, known_answer};
+pub use proven_index::ProvenIndex;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use super::book::OpeningBook;
+use super::proven_index::ProvenIndex;
 use super::{analyse_position, estimated_moves};
 use crate::answer::{
     Answer, Bounds, DatabaseUsed, Estimate, Mainline, PositionAnswer, PositionReport, Source, StartReport, Unfinished,
@@ -23,30 +23,23 @@ use crate::rules::Rules;
 use crate::search::table::Table;
 use crate::search::{Search, SearchError, SearchOptions, Stats};
 
-/// The answer the book or the proofs hold for `position` under `rules`, if any: exact from the
-/// shipped result tables, else bounds from checked proofs. Every front end asks this first.
-pub fn known_answer(book: &OpeningBook, rules: &Rules, position: &Position) -> Option<PositionReport> {
-    let answer = match book.answer(rules, position) {
-        Some(exact) => Answer::Exact(exact),
-        None => Answer::Bounded(book.bounded_answer(rules, position)?),
-    };
-    Some(PositionReport::new(rules, position, answer, None))
+/// The answer the shipped tables, lines and proofs hold for `position` under `rules`, if any
+/// ([`ProvenIndex::answer`]): exact from the result tables, else bounds naming the proofs. Every
+/// front end asks this first.
+pub fn known_answer(index: &ProvenIndex, rules: &Rules, position: &Position) -> Option<PositionReport> {
+    index.answer(rules, position)
 }
 
-/// What a shipped perfect line through `position` gives where its search went `unanswered`:
-/// the exact value, the line's move at that value, every other move at most that. Less than a
-/// search tells, so only a search that ran out of time is answered so (the move to play is then
-/// still proven); every front end asks this after such a search.
-pub fn line_answer(
-    book: &OpeningBook,
-    rules: &Rules,
-    position: &Position,
-    unanswered: &Unanswered,
-) -> Option<PositionReport> {
-    if !matches!(unanswered.error, SearchError::TimeUp { .. }) {
-        return None;
-    }
-    Some(PositionReport::new(rules, position, Answer::Bounded(book.line_answer(rules, position)?), None))
+/// What a search of `position` that stopped with `error` knew: the `bounds` it proved and, when
+/// time ran out, every move's cheap estimate.
+fn unanswered(search: &mut Search<'_>, position: &Position, error: SearchError, bounds: Option<Bounds>) -> Unanswered {
+    let estimates = match error {
+        SearchError::TimeUp { .. } => estimated_moves(search, position)
+            .map(|moves| moves.iter().map(|&(house, value)| Estimate { house: house + 1, value }).collect())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    Unanswered { error, known: Unfinished { bounds, estimates } }
 }
 
 /// A search made ready: its rules, database, table and options.
@@ -146,23 +139,20 @@ impl Prepared {
     ) -> Result<PositionReport, Unanswered> {
         let clock = Instant::now();
         let mut search = self.search()?;
+        let mut bounds = None;
         if !position.is_over(&self.rules) && !self.holds(position) {
-            let mut bounds = None;
             let searched = value_telling(&mut search, position, |lower, upper, nodes| {
                 bounds = Some(Bounds { lower, upper });
                 proven(lower, upper, nodes);
             });
             if let Err(error) = searched {
-                let estimates = match error {
-                    SearchError::TimeUp { .. } => estimated_moves(&mut search, position)
-                        .map(|moves| moves.iter().map(|&(house, value)| Estimate { house: house + 1, value }).collect())
-                        .unwrap_or_default(),
-                    _ => Vec::new(),
-                };
-                return Err(Unanswered { error, known: Unfinished { bounds, estimates } });
+                return Err(unanswered(&mut search, position, error, bounds));
             }
         }
-        let answer = analyse_position(&mut search, position)?;
+        // Out of time on the moves' values, the value found is kept (the regression of a 6x5
+        // position whose value came in 2 s, then nothing at the limit).
+        let answer = analyse_position(&mut search, position)
+            .map_err(|error| unanswered(&mut search, position, error, bounds))?;
         let answer = PositionAnswer { nodes: search.stats().nodes, seconds: clock.elapsed().as_secs_f64(), ..answer };
         let database_max_seeds = self.database().map(|db| db.max_seeds());
         Ok(PositionReport::new(&self.rules, position, Answer::Exact(answer), database_max_seeds))
@@ -248,4 +238,30 @@ fn value_telling(
         })?;
     proven(value, value, search.stats().nodes);
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A search stopped after its value was found but before every move's value keeps the value
+    /// (issue 76: a 6x5 position's value found in 2 s was dropped at the 30 s limit).
+    #[test]
+    fn a_value_found_before_the_search_stops_is_kept() {
+        let rules = Rules::STANDARD;
+        let start = Position::start(4, 4).unwrap();
+        let options = SearchOptions { table_bytes: 16 << 20, deadline: None, threads: 1 };
+        let cancel = Arc::new(AtomicBool::new(false));
+        let prepared = Prepared::new(rules, None, options).with_cancel(Arc::clone(&cancel));
+        // Stop as soon as the value is proven: the moves' values are still to come.
+        let stopped = prepared.report(&start, |lower, upper, _| {
+            if lower == upper {
+                cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        let unanswered = stopped.expect_err("stopped before the moves' values");
+        assert!(matches!(unanswered.error, SearchError::Cancelled { .. }), "{:?}", unanswered.error);
+        let value = unanswered.known.bounds.and_then(|bounds| bounds.value()).expect("the value is kept");
+        assert!(crate::published::lookup(&rules, 4, 4).unwrap().claim.holds(value), "the published value, not {value}");
+    }
 }

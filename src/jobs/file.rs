@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use serde::Deserialize;
 
-use super::{Interval, JobError, io_error};
+use super::{Bounds, JobError, io_error};
 use crate::board::Position;
 use crate::claim::{Bound, Claim};
 use crate::moves::{Turn, first_turns};
@@ -106,9 +106,9 @@ pub enum Goal {
 
 impl Goal {
     /// Whether `known` settles the question.
-    pub fn answered(&self, known: &Interval) -> bool {
+    pub fn answered(&self, known: &Bounds) -> bool {
         match *self {
-            Goal::Exact => known.exact().is_some(),
+            Goal::Exact => known.value().is_some(),
             Goal::AtLeast(n) => known.lower >= n || known.upper < n,
         }
     }
@@ -152,15 +152,15 @@ impl Task {
     }
 
     /// The task's value bounds from bounds on its position's board value.
-    pub(super) fn value_bounds(&self, lower: i32, upper: i32) -> Interval {
+    pub(super) fn value_bounds(&self, lower: i32, upper: i32) -> Bounds {
         let m = self.position.margin();
         let (a, b) = (self.sign() * (m + lower), self.sign() * (m + upper));
-        let unknown = Interval::unknown(self.total_seeds);
-        Interval { lower: a.min(b).max(unknown.lower), upper: a.max(b).min(unknown.upper) }
+        let unknown = Bounds::unknown(self.total_seeds);
+        Bounds { lower: a.min(b).max(unknown.lower), upper: a.max(b).min(unknown.upper) }
     }
 
     /// Board-value bounds of its position from the task's value bounds.
-    pub(super) fn board_bounds(&self, known: &Interval) -> (i32, i32) {
+    pub(super) fn board_bounds(&self, known: &Bounds) -> (i32, i32) {
         let m = self.position.margin();
         let (a, b) = (self.sign() * known.lower - m, self.sign() * known.upper - m);
         (a.min(b), a.max(b))

@@ -127,22 +127,19 @@ pub fn solve_grid(
             let published = crate::published::lookup(rules, m, n);
             if let Some(map) = book.as_ref().and_then(|book| book.start_map(rules, &position)) {
                 let known = &map.known;
-                let status = match (known.value, &published) {
+                let status = match (known.value(), &published) {
                     (None, _) => CellStatus::Bounds,
                     (Some(_), None) => CellStatus::Unpublished,
                     (Some(value), Some(p)) if p.claim.holds(value) => CellStatus::Match,
                     (Some(_), Some(_)) => CellStatus::Mismatch,
                 };
-                let mut proofs: Vec<String> = known.lower_proofs.iter().chain(&known.upper_proofs).cloned().collect();
-                proofs.sort();
-                proofs.dedup();
                 cells.push(Cell {
                     houses: m,
                     seeds: n,
-                    value: known.value,
-                    lower: known.lower,
-                    upper: known.upper,
-                    proofs,
+                    value: known.value(),
+                    lower: known.bounds.lower,
+                    upper: known.bounds.upper,
+                    proofs: known.proofs(),
                     published: published.map(|p| p.claim.to_string()),
                     status,
                     nodes: 0,

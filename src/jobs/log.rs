@@ -7,55 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{JobError, Task, io_error, with_suffix};
-
-/// Proven bounds on a value, both included.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Interval {
-    /// The value is at least this.
-    pub lower: i32,
-    /// The value is at most this.
-    pub upper: i32,
-}
-
-impl Interval {
-    /// What holds for every value of a game with `total` seeds: nothing proven yet.
-    pub fn unknown(total: u32) -> Interval {
-        Interval { lower: -(total as i32), upper: total as i32 }
-    }
-
-    /// The value, once both bounds meet.
-    pub fn exact(&self) -> Option<i32> {
-        (self.lower == self.upper).then_some(self.lower)
-    }
-
-    /// What both claims prove together; `None` if they contradict each other.
-    pub(crate) fn intersect(&self, other: &Interval) -> Option<Interval> {
-        let both = Interval { lower: self.lower.max(other.lower), upper: self.upper.min(other.upper) };
-        (both.lower <= both.upper).then_some(both)
-    }
-
-    /// `+4` when exact, `>= 2`, `<= 1` or `-2..4` otherwise (relative to a game of `total` seeds).
-    pub fn text(&self, total: u32) -> String {
-        let unknown = Interval::unknown(total);
-        match (self.exact(), self.lower > unknown.lower, self.upper < unknown.upper) {
-            (Some(v), _, _) => signed(v),
-            (None, true, false) => format!(">= {}", signed(self.lower)),
-            (None, false, true) => format!("<= {}", signed(self.upper)),
-            (None, false, false) => "?".to_string(),
-            (None, true, true) => format!("{}..{}", signed(self.lower), signed(self.upper)),
-        }
-    }
-}
-
-impl std::fmt::Display for Interval {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "[{}, {}]", self.lower, self.upper)
-    }
-}
-
-fn signed(value: i32) -> String {
-    if value > 0 { format!("+{value}") } else { value.to_string() }
-}
+use crate::answer::Bounds;
 
 /// One line of a log: bounds proven for a task, with the work spent since the task's previous
 /// line in the same run.
@@ -100,7 +52,7 @@ impl Record {
 #[derive(Clone, Copy, Debug)]
 pub struct Known {
     /// Its bounds.
-    pub interval: Interval,
+    pub bounds: Bounds,
     /// Nodes spent in all runs.
     pub nodes: u64,
     /// Seconds spent in all runs.
@@ -114,18 +66,16 @@ pub struct Proofs(HashMap<String, Known>);
 impl Proofs {
     /// Adds one record; a record contradicting what is known is an error.
     pub fn add(&mut self, record: &Record) -> Result<(), JobError> {
-        let claim = Interval { lower: record.lower, upper: record.upper };
+        let claim = Bounds { lower: record.lower, upper: record.upper };
         match self.0.get_mut(&record.task) {
             None => {
-                self.0.insert(
-                    record.task.clone(),
-                    Known { interval: claim, nodes: record.nodes, seconds: record.seconds },
-                );
+                self.0
+                    .insert(record.task.clone(), Known { bounds: claim, nodes: record.nodes, seconds: record.seconds });
             }
             Some(known) => {
-                known.interval = known.interval.intersect(&claim).ok_or_else(|| JobError::Conflict {
+                known.bounds = known.bounds.intersect(&claim).ok_or_else(|| JobError::Conflict {
                     task: record.task.clone(),
-                    first: known.interval,
+                    first: known.bounds,
                     second: claim,
                 })?;
                 known.nodes += record.nodes;
@@ -144,10 +94,10 @@ impl Proofs {
                     self.0.insert(task.clone(), *theirs);
                 }
                 Some(mine) => {
-                    mine.interval = mine.interval.intersect(&theirs.interval).ok_or_else(|| JobError::Conflict {
+                    mine.bounds = mine.bounds.intersect(&theirs.bounds).ok_or_else(|| JobError::Conflict {
                         task: task.clone(),
-                        first: mine.interval,
-                        second: theirs.interval,
+                        first: mine.bounds,
+                        second: theirs.bounds,
                     })?;
                     mine.nodes = mine.nodes.max(theirs.nodes);
                     mine.seconds = mine.seconds.max(theirs.seconds);
@@ -159,9 +109,9 @@ impl Proofs {
 
     /// What is known about `task` (nothing proven yet: the seeds' bounds).
     pub fn known(&self, task: &Task) -> Known {
-        let unknown = Known { interval: Interval::unknown(task.total_seeds), nodes: 0, seconds: 0.0 };
+        let unknown = Known { bounds: Bounds::unknown(task.total_seeds), nodes: 0, seconds: 0.0 };
         let Some(known) = self.0.get(&task.key) else { return unknown };
-        Known { interval: known.interval.intersect(&unknown.interval).unwrap_or(known.interval), ..*known }
+        Known { bounds: known.bounds.intersect(&unknown.bounds).unwrap_or(known.bounds), ..*known }
     }
 
     /// The records that reproduce these proofs, one per task, in key order.
@@ -171,8 +121,8 @@ impl Proofs {
             .iter()
             .map(|(task, k)| Record {
                 task: task.clone(),
-                lower: k.interval.lower,
-                upper: k.interval.upper,
+                lower: k.bounds.lower,
+                upper: k.bounds.upper,
                 nodes: k.nodes,
                 seconds: k.seconds,
             })
@@ -295,9 +245,9 @@ mod tests {
         log.append(&record(B, 2, 2)).unwrap();
         let mut proofs = Proofs::default();
         proofs.read_log(&path).unwrap();
-        assert_eq!(proofs.0[A].interval, Interval { lower: 2, upper: 4 });
+        assert_eq!(proofs.0[A].bounds, Bounds { lower: 2, upper: 4 });
         assert_eq!(proofs.0[A].nodes, 10);
-        assert_eq!(proofs.0[B].interval, Interval { lower: 2, upper: 2 });
+        assert_eq!(proofs.0[B].bounds, Bounds { lower: 2, upper: 2 });
 
         log.append(&record(B, 4, 4)).unwrap_err();
         std::fs::write(&path, "not json\n").unwrap();

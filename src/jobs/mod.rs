@@ -43,12 +43,13 @@ mod solving;
 
 use std::path::{Path, PathBuf};
 
+use crate::answer::Bounds;
 use crate::search::SearchError;
 use crate::search::table::SnapshotError;
 use crate::shard::Shard;
 
 pub use file::{Compute, Goal, Item, Job, Task};
-pub use log::{Interval, Known, Log, Proofs, Record, log_path, logs_in};
+pub use log::{Known, Log, Proofs, Record, log_path, logs_in};
 pub use merge::{MergeReport, merge};
 pub use results::{ItemResult, OpeningResult, results};
 pub(crate) use results::{item_settled, write_atomically, write_result_files, write_results};
@@ -84,9 +85,9 @@ pub enum JobError {
         /// The task's key.
         task: String,
         /// One claim.
-        first: Interval,
+        first: Bounds,
         /// The other.
-        second: Interval,
+        second: Bounds,
     },
     /// A shard's log contradicts the logs merged before it.
     #[error("merging {path}: {source}")]

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Compute, Interval, Job, JobError, Known, Proofs, Task, io_error, with_suffix};
+use super::{Bounds, Compute, Job, JobError, Known, Proofs, Task, io_error, with_suffix};
 use crate::answer::{OPENINGS_LISTED, first_few, openings_by_value_text};
 
 /// One opening of an item's result.
@@ -97,23 +97,23 @@ pub(crate) fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proo
         if let Some(moves) = &task.opening {
             result.openings.push(OpeningResult {
                 moves: moves.to_string(),
-                value: known.interval.exact(),
-                lower: known.interval.lower,
-                upper: known.interval.upper,
+                value: known.bounds.value(),
+                lower: known.bounds.lower,
+                upper: known.bounds.upper,
                 lower_proofs: Vec::new(),
                 upper_proofs: Vec::new(),
             });
         }
     }
     if item.compute == Compute::Value {
-        let known = mine.first()?.1.interval;
-        result.value = Some(known.exact()?);
+        let known = mine.first()?.1.bounds;
+        result.value = Some(known.value()?);
         (result.lower, result.upper) = (known.lower, known.upper);
         return Some(result);
     }
     // The position's value is the best opening's.
-    result.lower = mine.iter().map(|(_, k)| k.interval.lower).max()?;
-    result.upper = mine.iter().map(|(_, k)| k.interval.upper).max()?;
+    result.lower = mine.iter().map(|(_, k)| k.bounds.lower).max()?;
+    result.upper = mine.iter().map(|(_, k)| k.bounds.upper).max()?;
     let holds = |n: i32| {
         if result.lower >= n {
             Some(true)
@@ -127,7 +127,7 @@ pub(crate) fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proo
         Compute::AtLeast(n) => result.holds = Some(holds(n)?),
         Compute::AtMost(n) => result.holds = Some(!holds(n + 1)?),
         Compute::Openings | Compute::Value => {
-            let values: Option<Vec<i32>> = mine.iter().map(|(_, k)| k.interval.exact()).collect();
+            let values: Option<Vec<i32>> = mine.iter().map(|(_, k)| k.bounds.value()).collect();
             let values = values?;
             let value = *values.iter().max()?;
             result.value = Some(value);
@@ -179,7 +179,7 @@ fn csv_row(result: &ItemResult, total: u32) -> Vec<String> {
             let openings: Vec<String> = result
                 .openings
                 .iter()
-                .map(|o| format!("{}: {}", o.moves, Interval { lower: o.lower, upper: o.upper }.text(total)))
+                .map(|o| format!("{}: {}", o.moves, Bounds { lower: o.lower, upper: o.upper }.text(total)))
                 .collect();
             (openings.join("; "), result.best.join("; "))
         }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{Checkpoints, Compute, Interval, ItemResult, Job, JobError, Log, Proofs, Task};
+use super::{Bounds, Checkpoints, Compute, ItemResult, Job, JobError, Log, Proofs, Task};
 use crate::engine::{Load, Preparation, Quietly, Setup};
 use crate::search::{Search, SearchError};
 use crate::shard::Shard;
@@ -99,7 +99,7 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
         (0..job.items.len()).map(|i| super::item_settled(job, i, &tasks, log.proofs())).collect();
     let settled = |t: usize, proofs: &Proofs, item_done: &[bool]| {
         let task = &tasks[t];
-        item_done[task.item] || task.goal.answered(&proofs.known(task).interval)
+        item_done[task.item] || task.goal.answered(&proofs.known(task).bounds)
     };
     let pending: Vec<usize> = mine.iter().copied().filter(|&t| !settled(t, log.proofs(), &item_done)).collect();
     super::write_results(&stem, job, &super::results(job, &tasks, log.proofs()))?;
@@ -149,8 +149,8 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
             match solved {
                 Ok(known) => {
                     settled_now += 1;
-                    item_done[task.item] |= decides_item(job.items[task.item].compute, &known.interval);
-                    if let Some(value) = known.interval.exact() {
+                    item_done[task.item] |= decides_item(job.items[task.item].compute, &known.bounds);
+                    if let Some(value) = known.bounds.value() {
                         guess = (task.item, value);
                     }
                 }
@@ -207,12 +207,12 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
 /// task and at the end): each rewrite costs time linear in the job's tasks.
 const RESULTS_EVERY: Duration = Duration::from_secs(10);
 
-/// Whether one opening's proven `interval` settles its whole item before the other openings
+/// Whether one opening's proven `bounds` settles its whole item before the other openings
 /// are searched: a bound test that one opening answers (as [`super::item_result`] reads it).
-fn decides_item(compute: Compute, interval: &Interval) -> bool {
+fn decides_item(compute: Compute, bounds: &Bounds) -> bool {
     match compute {
-        Compute::AtLeast(n) => interval.lower >= n,
-        Compute::AtMost(n) => interval.lower > n,
+        Compute::AtLeast(n) => bounds.lower >= n,
+        Compute::AtMost(n) => bounds.lower > n,
         Compute::Value | Compute::Openings => false,
     }
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::{Goal, Interval, JobError, Known, Log, Record, Task};
+use super::{Bounds, Goal, JobError, Known, Log, Record, Task};
 use crate::rules::Rules;
 use crate::search::{Search, SearchError};
 
@@ -19,7 +19,7 @@ pub(crate) fn solve_task(
     guess: Option<i32>,
 ) -> Result<Known, JobError> {
     let known = log.proofs().known(task);
-    if task.goal.answered(&known.interval) {
+    if task.goal.answered(&known.bounds) {
         return Ok(known);
     }
     let clock = Instant::now();
@@ -28,14 +28,14 @@ pub(crate) fn solve_task(
         Goal::Exact => {
             let mut last = (nodes_before, Instant::now());
             let mut failed = None;
-            let board_guess = guess.map(|guess| task.board_bounds(&Interval { lower: guess, upper: guess }).0);
+            let board_guess = guess.map(|guess| task.board_bounds(&Bounds { lower: guess, upper: guess }).0);
             let result = search.board_value_resuming(
                 &task.position,
-                task.board_bounds(&known.interval),
+                task.board_bounds(&known.bounds),
                 board_guess,
                 |lower, upper, nodes| {
-                    let interval = task.value_bounds(lower, upper);
-                    let record = record(task, interval, nodes - last.0, last.1.elapsed().as_secs_f64());
+                    let bounds = task.value_bounds(lower, upper);
+                    let record = record(task, bounds, nodes - last.0, last.1.elapsed().as_secs_f64());
                     last = (nodes, Instant::now());
                     if let Err(err) = log.append(&record) {
                         failed.get_or_insert(err);
@@ -46,11 +46,11 @@ pub(crate) fn solve_task(
                 return Err(err);
             }
             let value = result?;
-            let interval = task.value_bounds(value, value);
-            if log.proofs().known(task).interval.exact() != Some(interval.lower) {
+            let bounds = task.value_bounds(value, value);
+            if log.proofs().known(task).bounds.value() != Some(bounds.lower) {
                 // Settled without a zero-window test (the database or the end of the game).
                 let nodes = search.stats().nodes - last.0;
-                log.append(&record(task, interval, nodes, last.1.elapsed().as_secs_f64()))?;
+                log.append(&record(task, bounds, nodes, last.1.elapsed().as_secs_f64()))?;
             }
         }
         Goal::AtLeast(n) => {
@@ -117,6 +117,6 @@ pub(crate) fn solve_task_with_checkpoints(
     }
 }
 
-fn record(task: &Task, interval: Interval, nodes: u64, seconds: f64) -> Record {
-    Record { task: task.key.clone(), lower: interval.lower, upper: interval.upper, nodes, seconds }
+fn record(task: &Task, bounds: Bounds, nodes: u64, seconds: f64) -> Record {
+    Record { task: task.key.clone(), lower: bounds.lower, upper: bounds.upper, nodes, seconds }
 }

@@ -10,65 +10,45 @@ use std::path::{Path, PathBuf};
 
 use super::Bound;
 use super::proven::{CheckedProof, ProvenBound};
+use crate::answer::{Bounds, Proven, sorted_names};
 use crate::board::Position;
-use crate::jobs::{Interval, ItemResult, OpeningResult};
+use crate::jobs::{ItemResult, OpeningResult};
 use crate::moves::first_turns;
 use crate::rules::Rules;
 
-/// Bounds on one position's value for its side to move, with the proofs behind each.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Known {
-    interval: Interval,
-    lower_proofs: BTreeSet<String>,
-    upper_proofs: BTreeSet<String>,
-}
-
-impl Known {
-    /// What `bounds` prove at `position` under `rules`, within the `total` seeds of the game;
-    /// `Err` when two proofs contradict each other there.
-    fn at(rules: &Rules, position: &Position, total: u32, bounds: &[ProvenBound]) -> Result<Known, String> {
-        let mut known =
-            Known { interval: Interval::unknown(total), lower_proofs: BTreeSet::new(), upper_proofs: BTreeSet::new() };
-        if position.is_over(rules) {
-            let margin = position.final_margin(rules);
-            known.interval = Interval { lower: margin, upper: margin };
-            return Ok(known);
-        }
-        let rules = rules.for_values();
-        for bound in bounds.iter().filter(|b| b.rules.for_values() == rules && b.position == *position) {
-            let value = bound.claim.value;
-            match bound.claim.bound {
-                Bound::AtLeast if value > known.interval.lower => {
-                    known.interval.lower = value;
-                    known.lower_proofs = BTreeSet::from([bound.proof.clone()]);
-                }
-                Bound::AtMost if value < known.interval.upper => {
-                    known.interval.upper = value;
-                    known.upper_proofs = BTreeSet::from([bound.proof.clone()]);
-                }
-                _ => {}
+/// What `bounds` prove at `position` under `rules`, for its side to move, within the `total`
+/// seeds of the game, each bound with the proof behind it; `Err` when two proofs contradict each
+/// other there.
+fn proven_at(rules: &Rules, position: &Position, total: u32, bounds: &[ProvenBound]) -> Result<Proven, String> {
+    if position.is_over(rules) {
+        return Ok(Proven::unproven(Bounds::exact(position.final_margin(rules))));
+    }
+    let mut known = Proven::unproven(Bounds::unknown(total));
+    let rules = rules.for_values();
+    for bound in bounds.iter().filter(|b| b.rules.for_values() == rules && b.position == *position) {
+        let value = bound.claim.value;
+        match bound.claim.bound {
+            Bound::AtLeast if value > known.bounds.lower => {
+                known.bounds.lower = value;
+                known.lower_proofs = vec![bound.proof.clone()];
             }
-        }
-        if known.interval.lower > known.interval.upper {
-            return Err(format!(
-                "{position}: {} proves at least {} and {} at most {}",
-                known.lower_proofs.iter().next().map_or("", |s| s),
-                known.interval.lower,
-                known.upper_proofs.iter().next().map_or("", |s| s),
-                known.interval.upper
-            ));
-        }
-        Ok(known)
-    }
-
-    /// The same bounds for the other side.
-    fn for_opponent(self) -> Known {
-        Known {
-            interval: Interval { lower: -self.interval.upper, upper: -self.interval.lower },
-            lower_proofs: self.upper_proofs,
-            upper_proofs: self.lower_proofs,
+            Bound::AtMost if value < known.bounds.upper => {
+                known.bounds.upper = value;
+                known.upper_proofs = vec![bound.proof.clone()];
+            }
+            _ => {}
         }
     }
+    if known.bounds.lower > known.bounds.upper {
+        return Err(format!(
+            "{position}: {} proves at least {} and {} at most {}",
+            known.lower_proofs.first().map_or("", |s| s),
+            known.bounds.lower,
+            known.upper_proofs.first().map_or("", |s| s),
+            known.bounds.upper
+        ));
+    }
+    Ok(known)
 }
 
 /// The map of `start` under `rules` from what the checked `proofs` establish, as item `item` of
@@ -108,36 +88,36 @@ fn opening_map(
     let mut openings = Vec::new();
     let mut turns = Vec::new();
     for (moves, after) in first_turns(rules, start) {
-        let known = Known::at(rules, &after, total, bounds)?.for_opponent();
+        let known = -proven_at(rules, &after, total, bounds)?;
         openings.push(OpeningResult {
             moves: moves.to_string(),
-            value: known.interval.exact(),
-            lower: known.interval.lower,
-            upper: known.interval.upper,
-            lower_proofs: known.lower_proofs.iter().cloned().collect(),
-            upper_proofs: known.upper_proofs.iter().cloned().collect(),
+            value: known.value(),
+            lower: known.bounds.lower,
+            upper: known.bounds.upper,
+            lower_proofs: known.lower_proofs.clone(),
+            upper_proofs: known.upper_proofs.clone(),
         });
         turns.push(known);
     }
-    let mut known = Known::at(rules, start, total, bounds)?;
-    if let Some(best) = turns.iter().max_by_key(|t| t.interval.lower)
-        && best.interval.lower > known.interval.lower
+    let mut known = proven_at(rules, start, total, bounds)?;
+    if let Some(best) = turns.iter().max_by_key(|t| t.bounds.lower)
+        && best.bounds.lower > known.bounds.lower
     {
-        known.interval.lower = best.interval.lower;
+        known.bounds.lower = best.bounds.lower;
         known.lower_proofs = best.lower_proofs.clone();
     }
-    let most = turns.iter().map(|t| t.interval.upper).max().unwrap_or(known.interval.upper);
-    if most < known.interval.upper {
-        known.interval.upper = most;
-        known.upper_proofs = turns.iter().flat_map(|t| t.upper_proofs.iter().cloned()).collect();
+    let most = turns.iter().map(|t| t.bounds.upper).max().unwrap_or(known.bounds.upper);
+    if most < known.bounds.upper {
+        known.bounds.upper = most;
+        known.upper_proofs = sorted_names(turns.iter().flat_map(|t| t.upper_proofs.iter().cloned()).collect());
     }
-    if known.interval.lower > known.interval.upper {
+    if known.bounds.lower > known.bounds.upper {
         return Err(format!(
             "{start}: the proofs of its first turns contradict those of the start ({:?} against {:?})",
             known.lower_proofs, known.upper_proofs
         ));
     }
-    let value = known.interval.exact();
+    let value = known.value();
     let exact: Option<Vec<i32>> = openings.iter().map(|o| o.value).collect();
     Ok(ItemResult {
         job: job.to_string(),
@@ -147,10 +127,10 @@ fn opening_map(
         position: start.to_string(),
         compute: "openings".to_string(),
         value,
-        lower: known.interval.lower,
-        upper: known.interval.upper,
-        lower_proofs: known.lower_proofs.into_iter().collect(),
-        upper_proofs: known.upper_proofs.into_iter().collect(),
+        lower: known.bounds.lower,
+        upper: known.bounds.upper,
+        lower_proofs: known.lower_proofs,
+        upper_proofs: known.upper_proofs,
         holds: None,
         pie_value: exact.and_then(crate::answer::pie_value),
         best: openings.iter().filter(|o| value.is_some() && o.value == value).map(|o| o.moves.clone()).collect(),
@@ -283,8 +263,8 @@ mod tests {
         let backward = opening_map_of(&rules, &start, name, &[&extra, &one, &all]).unwrap();
         assert_ne!((1e16 + 1.0) + 1.0, (1.0 + 1.0) + 1e16, "an order that changes the sum");
         assert_eq!(forward.seconds.to_bits(), backward.seconds.to_bits());
-        assert_eq!(">= 2".parse::<Claim>().unwrap().negated(), "<= 1".parse().unwrap());
-        assert_eq!("<= -3".parse::<Claim>().unwrap().negated(), ">= -2".parse().unwrap());
+        assert_eq!(">= 2".parse::<Claim>().unwrap().complement(), "<= 1".parse().unwrap());
+        assert_eq!("<= -3".parse::<Claim>().unwrap().complement(), ">= -2".parse().unwrap());
     }
 
     #[test]

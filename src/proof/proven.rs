@@ -8,11 +8,14 @@
 //! node of that proof or refutation then has its question answered the way the verdict says: the
 //! root's claim, and below it each node's own bound (see `Spec::node_claim`).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::log::read_records;
-use super::{Claim, Spec, Tree, Verdict, check};
+use super::{Bound, Claim, Spec, Tree, Verdict, check};
+use crate::answer::{Bounds, Proven};
 use crate::board::Position;
+use crate::engine::proven_index::ProvenPosition;
 use crate::rules::Rules;
 
 /// A bound on a position's value for its side to move, stores included, and the proof that
@@ -72,7 +75,7 @@ pub(crate) fn checked_proof(dir: &Path) -> Result<CheckedProof, String> {
         .iter()
         .map(|position| {
             let question = spec.node_claim(position);
-            let claim = if holds { question } else { question.negated() };
+            let claim = if holds { question } else { question.complement() };
             ProvenBound {
                 rules: spec.rules,
                 position: *position,
@@ -125,4 +128,218 @@ pub fn checked_proofs(root: &Path) -> (Vec<CheckedProof>, Vec<(PathBuf, String)>
         }
     }
     (checked, left_out)
+}
+
+/// What the `checked` proofs establish at every position of their proofs and refutations, one
+/// entry a rule set and position, for the side to move: the tightest bound on each side with
+/// every proof that reaches it. Sorted by rules, then position. `Err` where two proofs
+/// contradict each other.
+pub fn proven_positions(checked: &[CheckedProof]) -> Result<Vec<ProvenPosition>, String> {
+    let mut by_position: BTreeMap<(String, String), Proven> = BTreeMap::new();
+    for bound in checked.iter().flat_map(|proof| &proof.bounds) {
+        let rules = bound.rules.for_values();
+        let key = (rules.to_string(), bound.position.to_string());
+        let known =
+            by_position.entry(key).or_insert_with(|| Proven::unproven(Bounds::unknown(bound.position.total_seeds())));
+        let (value, proof) = (bound.claim.value, bound.proof.clone());
+        let (tighter, same) = match bound.claim.bound {
+            Bound::AtLeast => (value > known.bounds.lower, value == known.bounds.lower),
+            Bound::AtMost => (value < known.bounds.upper, value == known.bounds.upper),
+        };
+        let (limit, proofs) = match bound.claim.bound {
+            Bound::AtLeast => (&mut known.bounds.lower, &mut known.lower_proofs),
+            Bound::AtMost => (&mut known.bounds.upper, &mut known.upper_proofs),
+        };
+        if tighter {
+            (*limit, *proofs) = (value, vec![proof]);
+        } else if same && !proofs.contains(&proof) {
+            proofs.push(proof);
+            proofs.sort_unstable();
+        }
+    }
+    by_position
+        .into_iter()
+        .map(|((rules, position), known)| {
+            if known.bounds.lower > known.bounds.upper {
+                return Err(format!(
+                    "{position} ({rules}): {:?} prove at least {}, {:?} at most {}",
+                    known.lower_proofs, known.bounds.lower, known.upper_proofs, known.bounds.upper
+                ));
+            }
+            Ok(ProvenPosition { rules, position, known })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::proven_index::{SHIPPED_POSITIONS, positions_text};
+    use crate::notation::parse_position;
+
+    fn proofs_root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/proofs")
+    }
+
+    fn claim_at(proof: &CheckedProof, position: &Position) -> Option<Claim> {
+        proof.bounds.iter().find(|b| b.position == *position).map(|b| b.claim)
+    }
+
+    /// A proof serves its claim at its root and its node's bound at each inner node and leaf; a
+    /// refutation serves the complement of each.
+    #[test]
+    fn a_proof_serves_every_node_and_a_refutation_their_complements() {
+        let start = Position::start(6, 6).unwrap();
+        let proof = checked_proof(&proofs_root().join("discard-6x6-ge-3")).unwrap();
+        assert_eq!(claim_at(&proof, &start), Some(">= 3".parse().unwrap()));
+        // A leaf searched by the check (its transcript's first leaf), North to move.
+        let leaf = parse_position("1 8 0 0 9 9 3 8 1 9 8 8 7 1 N").unwrap();
+        assert_eq!(claim_at(&proof, &leaf), Some("<= -3".parse().unwrap()));
+        // An inner node: after South's 1 3, North to move, every reply shown.
+        let after = "1 3".parse::<crate::moves::Turn>().unwrap().play(&Rules::STANDARD, &start).unwrap();
+        assert_eq!(claim_at(&proof, &after), Some("<= -3".parse().unwrap()));
+        let refuted = checked_proof(&proofs_root().join("discard-6x6-ge-4")).unwrap();
+        assert_eq!(claim_at(&refuted, &start), Some("<= 3".parse().unwrap()), ">= 4 refuted");
+        assert!(refuted.bounds.iter().all(|b| match b.position.to_move() {
+            crate::board::Side::South => b.claim == "<= 3".parse().unwrap(),
+            crate::board::Side::North => b.claim == ">= -3".parse().unwrap(),
+        }));
+    }
+
+    #[test]
+    fn a_proof_without_its_check_transcript_is_not_served() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = proofs_root().join("discard-6x6-ge-3");
+        for name in ["proof.toml", "log.jsonl"] {
+            std::fs::copy(from.join(name), dir.path().join(name)).unwrap();
+        }
+        assert!(checked_proof(dir.path()).unwrap_err().contains("transcript"));
+        // A transcript of another proof does not count either.
+        let other = proofs_root().join("discard-6x6-ge-4/check-2026-11-29.txt");
+        std::fs::copy(other, dir.path().join("check-2026-11-29.txt")).unwrap();
+        assert!(checked_proof(dir.path()).unwrap_err().contains("transcript"));
+    }
+
+    /// Playing first by the proofs of a small board (every first turn driven to its exact value
+    /// with tiny tasks, so the trees are deep): against every reply, each move the index of
+    /// proven positions picks keeps the bound proven there, as the exact solver confirms, down
+    /// to the proofs' leaves; and every bound the index gives holds.
+    #[test]
+    fn the_proofs_strategy_keeps_the_proven_value_against_every_reply() {
+        use std::collections::HashMap;
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicBool;
+
+        use crate::engine::ProvenIndex;
+        use crate::engine::book::OpeningBook;
+        use crate::search::{Search, SearchOptions};
+
+        let rules = Rules::STANDARD;
+        for (houses, seeds) in [(4, 4), (5, 2)] {
+            let tmp = tempfile::tempdir().unwrap();
+            let (proofs, stem) = (tmp.path().join("proofs"), tmp.path().join("openings"));
+            let start = Position::start(houses, seeds).unwrap();
+            let mut solver = crate::Solver::new(rules).unwrap();
+            let value = solver.value(&start);
+            // The first player's best first turn, tested at its value (proven) and above it
+            // (refuted), with tasks so small that the trees go deep.
+            let (turn, after) = crate::moves::first_turns(&rules, &start)
+                .into_iter()
+                .find(|(_, after)| -solver.value(after) == value)
+                .unwrap();
+            let options = SearchOptions { table_bytes: 1 << 20, deadline: None, threads: 1 };
+            let mut search = Search::new(rules, None, &options).unwrap();
+            let name = format!("{houses}x{seeds}");
+            let drive = crate::proof::openings::Drive {
+                rules,
+                start,
+                start_name: &name,
+                proofs: &proofs,
+                stem: &stem,
+                turns: std::slice::from_ref(&turn),
+                guesses: &HashMap::from([(turn.clone(), value)]),
+                task_nodes: Some(3),
+                deadline: None,
+                interrupt: Arc::new(AtomicBool::new(false)),
+            };
+            crate::proof::openings::drive(&drive, &mut search, &|_| {}).unwrap();
+            let (checked, left_out) = checked_proofs(&proofs);
+            assert!(left_out.is_empty() && checked.len() == 2, "{left_out:?}");
+            let text = positions_text(&proven_positions(&checked).unwrap());
+            let index = ProvenIndex::new(OpeningBook::default(), "drive", &text).unwrap();
+            // Every reply, the proofs' move after each.
+            let (mut stack, mut chosen, mut leaves, mut outside) = (vec![after], 0, 0, 0);
+            while let Some(at) = stack.pop() {
+                if at.is_over(&rules) {
+                    continue;
+                }
+                let true_value = solver.value(&at);
+                let Some(known) = index.bounds(&rules, &at) else {
+                    leaves += 1;
+                    continue;
+                };
+                assert!(known.bounds.contains(true_value), "{at}: {} but {true_value}", known.bounds);
+                let first_player = at.to_move() == start.to_move();
+                if !first_player {
+                    assert!(known.bounds.upper <= -value || known.upper_proofs.is_empty(), "{at}");
+                    for house in at.legal_moves() {
+                        let mut child = at;
+                        child.play(&rules, house);
+                        stack.push(child);
+                    }
+                    continue;
+                }
+                if known.bounds.lower < value {
+                    // Below a leaf of the proof (a task settled the reply before it), where a
+                    // search finds the move: nothing for the index to keep.
+                    outside += 1;
+                    continue;
+                }
+                let line = index.proven_line(&rules, &at);
+                let Some(step) = line.line.first() else {
+                    // A leaf of the proofs: its task proved the bound; a search plays on from here.
+                    leaves += 1;
+                    continue;
+                };
+                let mut child = at;
+                child.play(&rules, step.played.played.house - 1);
+                let kept = if child.to_move() == at.to_move() { solver.value(&child) } else { -solver.value(&child) };
+                assert!(
+                    kept >= known.bounds.lower,
+                    "{at}: move {} keeps {kept} < {}",
+                    step.played.played.house,
+                    known.bounds
+                );
+                chosen += 1;
+                stack.push(child);
+            }
+            assert!(
+                chosen >= 3 && leaves >= 1,
+                "{name} after {turn}: {chosen} moves chosen, {leaves} leaves, {outside} outside"
+            );
+        }
+    }
+
+    /// The shipped proven positions are what the committed proofs establish: `kalah proof index`
+    /// rewrites the file after a proof is checked.
+    #[test]
+    fn the_shipped_proven_positions_are_those_of_the_committed_proofs() {
+        let (checked, _) = checked_proofs(&proofs_root());
+        let mut positions = proven_positions(&checked).unwrap();
+        for position in &mut positions {
+            let relative = |names: &mut Vec<String>| {
+                for name in names {
+                    *name =
+                        name.rsplit_once("data/proofs/").map_or(name.clone(), |(_, dir)| format!("data/proofs/{dir}"));
+                }
+            };
+            relative(&mut position.known.lower_proofs);
+            relative(&mut position.known.upper_proofs);
+        }
+        assert!(
+            positions_text(&positions) == SHIPPED_POSITIONS.1,
+            "{} is not what the proofs establish: run `kalah proof index`",
+            SHIPPED_POSITIONS.0
+        );
+    }
 }

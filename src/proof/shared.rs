@@ -74,7 +74,7 @@ impl SharedBounds {
             if settled.by == SettledBy::Search && settled.nodes <= task_nodes {
                 self.searched_seeds.push(position.seeds_on_board());
             }
-            self.add(&position, if settled.holds { claim } else { claim.negated() }, &name);
+            self.add(&position, if settled.holds { claim } else { claim.complement() }, &name);
         }
         Ok(())
     }
@@ -179,7 +179,7 @@ mod tests {
             assert_eq!(rules.values_share_parity(), parity);
             let mut shared = SharedBounds { rules, ..SharedBounds::default() };
             // A refuted `>= 2`: the value is at most 1, so at most 0 where values are even.
-            shared.add(&position, at(">= 2").negated(), "refuted");
+            shared.add(&position, at(">= 2").complement(), "refuted");
             assert_eq!(shared.decides(&at(">= 1"), &position), parity.then_some((false, "refuted")));
             assert_eq!(shared.decides(&at(">= 2"), &position), Some((false, "refuted")));
             assert_eq!(shared.decides(&at("<= 1"), &position), Some((true, "refuted")));

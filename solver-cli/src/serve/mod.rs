@@ -33,6 +33,7 @@ use axum::routing::get;
 use clap::Args;
 use kalah::Position;
 use kalah::answer::{self, LegalMove, PositionMoves};
+use kalah::engine::ProvenIndex;
 use kalah::engine::book::OpeningBook;
 use kalah::engine::kept::{Kept, KeptEngines};
 use kalah::engine::{Prepared, Unanswered};
@@ -108,7 +109,7 @@ struct Service {
     /// open the same start, are answered at once, after a restart too.
     answers: cache::AnswerCache,
     /// Starts and their first turns, answered from the shipped results.
-    book: OpeningBook,
+    index: ProvenIndex,
     searches: queue::SearchQueue,
     /// What the searches in flight have proven so far.
     in_flight: progress::InFlight,
@@ -252,6 +253,8 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
         anyhow::ensure!(dir.is_dir(), "--book {}: not a directory", dir.display());
         book.add_dir(dir)?;
     }
+    let (name, text) = kalah::engine::proven_index::SHIPPED_POSITIONS;
+    let index = ProvenIndex::new(book, name, text)?;
     let cache_path = match (&args.cache, args.no_cache) {
         (_, true) => None,
         (Some(path), false) => Some(path.clone()),
@@ -272,7 +275,7 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
         .with_layout(args.db.db_layout),
         time_limit: args.time_limit,
         answers,
-        book,
+        index,
         in_flight: progress::InFlight::default(),
         searches: queue::SearchQueue::new(workers, args.max_queue),
     });
@@ -304,6 +307,7 @@ fn router(service: Arc<Service>) -> Router {
         .route("/board.css", get(|| async { page("text/css; charset=utf-8", include_str!("../../web/board.css")) }))
         .route("/api/v1/position", get(position))
         .route("/api/v1/mainline", get(mainline))
+        .route("/api/v1/proven-line", get(proven_line))
         .route("/api/v1/rules", get(rule_sets))
         .route("/api/v1/openings", get(openings))
         .route("/api/v1/moves", get(moves))
@@ -346,15 +350,25 @@ async fn mainline(
     service.answer("mainline", PositionQuery::parse(query)?, Service::mainline).await
 }
 
+/// `/proven-line`: the line that keeps what the proofs prove from the position, as far as they
+/// reach, and what is proven where it ends; never searched.
+async fn proven_line(
+    State(service): State<Arc<Service>>,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<axum::Json<Value>, ApiError> {
+    let PositionQuery { position, rules } = PositionQuery::parse(query)?;
+    Ok(axum::Json(to_json(&service.index.proven_line(&rules, &position))))
+}
+
 async fn openings(
     State(service): State<Arc<Service>>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
     let PositionQuery { position, rules } = PositionQuery::parse(query)?;
-    if let Some(table) = service.book.start(&rules, &position) {
+    if let Some(table) = service.index.book().start(&rules, &position) {
         return Ok(axum::Json(to_json(table)));
     }
-    let map = service.book.start_map(&rules, &position).ok_or_else(|| {
+    let map = service.index.book().start_map(&rules, &position).ok_or_else(|| {
         ApiError::new(
             StatusCode::NOT_FOUND,
             format!("no openings table for {position} under {rules}: /api/v1/rules lists the starts there are"),
@@ -408,12 +422,12 @@ impl Service {
         let key = (endpoint, query.rules, query.position);
         // The same path as `kalah query`: what the book and the proofs hold, then a search.
         if endpoint == "position"
-            && let Some(report) = kalah::engine::known_answer(&self.book, &query.rules, &query.position)
+            && let Some(report) = kalah::engine::known_answer(&self.index, &query.rules, &query.position)
         {
             return Ok(axum::Json(to_json(&report)));
         }
         if endpoint == "mainline"
-            && let Some(line) = self.book.mainline(&query.rules, &query.position)
+            && let Some(line) = self.index.book().mainline(&query.rules, &query.position)
         {
             return Ok(axum::Json(to_json(&line)));
         }
@@ -436,9 +450,7 @@ impl Service {
         let cancel = Cancel::default();
         let _cancel_on_drop = cancel.on_drop();
         let value = self.blocking(move |service| compute(service, &query, &cancel)).await.map_err(with_moves)?;
-        // A line's answer stands in for a search out of time (`analyse`): a later one may do better.
-        let stand_in = value["source"] == "book";
-        if !stand_in && let Err(err) = self.answers.insert(key, value.clone()) {
+        if let Err(err) = self.answers.insert(key, value.clone()) {
             eprintln!("warning: answer cache: {err}");
         }
         Ok(axum::Json(value))
@@ -490,12 +502,6 @@ impl Service {
         });
         match report {
             Ok(report) => Ok(to_json(&report)),
-            // Out of time on a shipped line: its value and move are still known.
-            Err(unanswered)
-                if let Some(report) = kalah::engine::line_answer(&self.book, rules, position, &unanswered) =>
-            {
-                Ok(to_json(&report))
-            }
             Err(Unanswered { error, known }) => Err(search_error(error, self.time_limit).with(&known)),
         }
     }
@@ -528,17 +534,17 @@ impl Service {
             .iter()
             .map(|db| OfferedDatabase { rules: db.rules().to_string(), houses: db.houses(), max_seeds: db.max_seeds() })
             .collect();
-        let tables = self.book.starts().map(|table| OfferedStart {
+        let tables = self.index.book().starts().map(|table| OfferedStart {
             rules: table.rules.clone(),
             position: table.position.clone(),
             value: Some(table.value),
             bounds: None,
         });
-        let maps = self.book.start_maps().map(|map| OfferedStart {
+        let maps = self.index.book().start_maps().map(|map| OfferedStart {
             rules: map.rules.clone(),
             position: map.position.clone(),
-            value: map.known.value,
-            bounds: Some(ProvenBounds { lower: map.known.lower, upper: map.known.upper, source: map.source }),
+            value: map.known.value(),
+            bounds: Some(ProvenBounds { bounds: map.known.bounds, source: map.source }),
         });
         let mut openings: Vec<OfferedStart> = tables.chain(maps).collect();
         openings.sort_by(|a, b| (&a.position, &a.rules).cmp(&(&b.position, &b.rules)));
@@ -588,8 +594,8 @@ struct OfferedStart {
 
 #[derive(serde::Serialize)]
 struct ProvenBounds {
-    lower: i32,
-    upper: i32,
+    #[serde(flatten)]
+    bounds: answer::Bounds,
     source: answer::Source,
 }
 
