@@ -3,6 +3,8 @@
 //! progress shown while the engine (`kalah::engine`) opens, reads or builds a search's database.
 
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -320,15 +322,10 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
             {
                 eprintln!("{note}");
             }
-            let bar = watched.then(|| spinner("searching"));
-            let searched = prepared.report(&position, |lower, upper, nodes| {
-                if let Some(bar) = &bar {
-                    bar.set_message(searching_message(lower, upper, nodes));
-                }
-            });
-            if let Some(bar) = bar {
-                bar.finish_and_clear();
-            }
+            let searched = match watched {
+                true => report_watched(prepared, &position),
+                false => prepared.report(&position, |_, _, _| {}),
+            };
             searched.map_err(|unanswered| anyhow::anyhow!(unanswered_text(&unanswered)))?
         }
     };
@@ -367,14 +364,40 @@ fn far_note(prepared: &Prepared, position: &Position) -> Option<String> {
     })
 }
 
+/// [`Prepared::report`] of `position` with a progress line on stderr: the nodes every thread has
+/// searched, four times a second, and the value's bounds proven so far.
+fn report_watched(prepared: Prepared, position: &Position) -> Result<kalah::PositionReport, engine::Unanswered> {
+    let counter = Arc::new(AtomicU64::new(0));
+    let prepared = prepared.with_node_counter(Arc::clone(&counter));
+    let bounds: Mutex<Option<answer::Bounds>> = Mutex::new(None);
+    let done = AtomicBool::new(false);
+    let bar = spinner("searching");
+    let searched = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                let known = *bounds.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                bar.set_message(searching_message(known, counter.load(Ordering::Relaxed)));
+                std::thread::sleep(Duration::from_millis(250));
+            }
+        });
+        let searched = prepared.report(position, |lower, upper, _| {
+            *bounds.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(answer::Bounds { lower, upper });
+        });
+        done.store(true, Ordering::Relaxed);
+        searched
+    });
+    bar.finish_and_clear();
+    searched
+}
+
 /// The progress line of a search: nodes so far and the value's bounds proven so far.
-fn searching_message(lower: i32, upper: i32, nodes: u64) -> String {
-    let bounds = answer::Bounds { lower, upper };
+fn searching_message(bounds: Option<answer::Bounds>, nodes: u64) -> String {
     let nodes =
         if nodes >= 1_000_000 { format!("{:.1} M nodes", nodes as f64 / 1e6) } else { format!("{nodes} nodes") };
-    match bounds.value() {
-        Some(value) => format!("{nodes}, value {}, now every move's", signed(value)),
-        None => format!("{nodes}, value from {} to {}", signed(lower), signed(upper)),
+    match bounds.map(|bounds| (bounds, bounds.value())) {
+        None => nodes,
+        Some((_, Some(value))) => format!("{nodes}, value {}, now every move's", signed(value)),
+        Some((bounds, None)) => format!("{nodes}, value from {} to {}", signed(bounds.lower), signed(bounds.upper)),
     }
 }
 

@@ -481,11 +481,12 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     wait_for("the engine's reply from the proofs", || (browser.move_list() == "N 3").then_some(()));
     assert!(browser.text("loss").is_empty(), "a proven move: {}", browser.text("loss"));
 
-    // Where standard Kalah(6,6)'s proofs end (leaves of both, South +4), no move is proven: the
-    // engine plays the one with the best bounds and says it is not proven.
+    // Where standard Kalah(6,6)'s proofs end (leaves of both, South +4), no proof names a move:
+    // the engine searches for one that keeps +4, and with no database and a second it finds none
+    // in time, so it plays its estimate's best and says it is not proven.
     browser.navigate(&format!("{}/#rules=standard&start=1+8+0+0+9+9+3+8+0+10+8+8+7+1+S&play=north", server.url));
     wait_for("the engine's unproven reply past the proofs", || {
-        browser.text("loss").contains("No move is proven best").then_some(())
+        browser.text("loss").contains("No move was proven to keep the bound in time").then_some(())
     });
     assert!(browser.text("loss").ends_with("not proven."), "{}", browser.text("loss"));
 

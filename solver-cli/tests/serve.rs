@@ -441,6 +441,53 @@ fn a_search_in_flight_reports_its_nodes_and_proven_bounds() {
     assert_eq!(after["searching"], false);
 }
 
+/// `/keeping-move` searches only where the proofs give a lower bound and name no move keeping
+/// it, and out of time it says what the estimates rate best.
+#[test]
+fn a_move_keeping_a_proofs_bound_is_searched_for_past_its_leaves() {
+    let root = tempfile::tempdir().unwrap();
+    let server = Server::start(root.path(), &["--time-limit", "1", "--no-cache"]);
+    let url = format!("{}/api/v1/keeping-move", server.url);
+    let client = agent();
+    // No proof bounds a position past the proofs.
+    let (status, body) = get_json(&client, &url, &[("pos", PAST_THE_PROOFS)]);
+    assert_eq!(status, 404, "{body}");
+    // Where standard Kalah(6,6)'s proven line ends, South is proven +4 with no move named: a
+    // search for one, which a second without a database cannot finish.
+    let leaf = "1 8 0 0 9 9 3 8 0 10 8 8 7 1 S";
+    let (_, answer) = get_json(&client, &format!("{}/api/v1/position", server.url), &[("pos", leaf)]);
+    assert_eq!((answer["lower"].as_i64(), answer["source"].as_str()), (Some(4), Some("proof")), "{answer}");
+    let (status, body) = get_json(&client, &url, &[("pos", leaf)]);
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["estimates"].as_array().map(Vec::len), Some(4), "every move's estimate: {body}");
+}
+
+/// Before its first zero-window test ends (Kalah(6,6) far from every proof, no database), a
+/// search's nodes already show (issue 76: "0 nodes" for 30 s before).
+#[test]
+fn a_long_first_test_shows_its_nodes_as_they_are_searched() {
+    let root = tempfile::tempdir().unwrap();
+    let server = Arc::new(Server::start(root.path(), &["--time-limit", "4", "--no-cache"]));
+    let answer = {
+        let server = Arc::clone(&server);
+        std::thread::spawn(move || {
+            get_json(&agent(), &format!("{}/api/v1/position", server.url), &[("pos", PAST_THE_PROOFS)]).0
+        })
+    };
+    let progress = format!("{}/api/v1/progress", server.url);
+    let (client, mut nodes) = (agent(), Vec::new());
+    while !answer.is_finished() {
+        let (_, report) = get_json(&client, &progress, &[("pos", PAST_THE_PROOFS)]);
+        if report["searching"] == true {
+            nodes.push(report["nodes"].as_u64().unwrap());
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(answer.join().unwrap(), 503, "out of its time");
+    assert!(nodes.windows(2).all(|w| w[0] <= w[1]), "{nodes:?}");
+    assert!(nodes.iter().filter(|&&n| n > 0).count() >= 3, "nodes grow while it searches: {nodes:?}");
+}
+
 #[test]
 fn a_cache_file_that_is_not_a_cache_is_refused_and_kept() {
     let root = tempfile::tempdir().unwrap();

@@ -545,25 +545,44 @@ function playMove(move) {
 }
 
 // Perfect play's reply: one of the best moves, ties broken at random.
-function replyTo(answer) {
-  // Where proofs give only bounds, no move may be proven best: the one with the best bounds,
-  // said to be unproven.
+async function replyTo(answer) {
+  // Where proofs give only bounds, no move may be proven best: one that keeps the position's
+  // proven lower bound (a proof's move), else, past the proofs' leaves, one a search proves to
+  // keep it, else the one with the best bounds, said to be unproven.
   const proven = answer.moves.filter((move) => move.best);
-  const best = proven.length ? proven : answer.moves.slice(0, 1);
-  const move = best[Math.floor(Math.random() * best.length)];
+  let move = proven.length ? proven[Math.floor(Math.random() * proven.length)] : answer.moves[0];
+  const provenBound = typeof answer.lower === 'number' && answer.lower_proofs && answer.lower_proofs.length;
+  const keeps = !proven.length && provenBound && move.lower === answer.lower &&
+    move.lower_proofs && move.lower_proofs.length;
+  let said = '';
+  if (keeps) {
+    said = `The engine plays ${move.move}: it keeps at least ${signed(move.lower)}, proven (${move.lower_proofs.join(', ')}).`;
+  } else if (!proven.length && provenBound) {
+    const ticket = state.ticket;
+    const at = position();
+    $('loss').textContent = `The proofs end here: searching for a move that keeps at least ${signed(answer.lower)}…`;
+    try {
+      const found = await api('keeping-move', { pos: at, rules: state.rules });
+      if (ticket !== state.ticket) return;
+      move = answer.moves.find((m) => m.move === found.move) || move;
+      said = `The engine plays ${move.move}: it keeps at least ${signed(answer.lower)}, proven by a search past the proofs (${found.nodes} nodes).`;
+    } catch (err) {
+      if (ticket !== state.ticket) return;
+      const estimates = (err.body && err.body.estimates) || [];
+      const rated = estimates.length && answer.moves.find((m) => m.move === estimates[0].move);
+      move = rated || move;
+      said = rated ? `No move was proven to keep the bound in time: the engine plays ${move.move}, best by its estimate (${signed(estimates[0].value)}), not proven.`
+        : `No move is proven best here: the engine plays ${move.move}, the best by the proofs' bounds, not proven.`;
+    }
+  } else if (!proven.length) {
+    said = `No move is proven best here: the engine plays ${move.move}, the best by the proofs' bounds, not proven.`;
+  }
   const at = position();
   cut();
   state.plies.push({ side: answer.to_move, move: move.move, before: at, after: move.position, loss: 0 });
   state.cursor = state.plies.length;
   show();
-  // A move that keeps the position's proven lower bound keeps what the proofs prove.
-  const keeps = !proven.length && typeof answer.lower === 'number' && move.lower === answer.lower &&
-    move.lower_proofs && move.lower_proofs.length;
-  if (keeps) {
-    $('loss').textContent = `The engine plays ${move.move}: it keeps at least ${signed(move.lower)}, proven (${move.lower_proofs.join(', ')}).`;
-  } else if (!proven.length) {
-    $('loss').textContent = `No move is proven best here: the engine plays ${move.move}, the best by the proofs' bounds, not proven.`;
-  }
+  if (said) $('loss').textContent = said;
 }
 
 function swapSides() {

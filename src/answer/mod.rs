@@ -11,8 +11,8 @@ pub use bounds::{Bounds, Proven, signed, sorted_names};
 pub use line::{LineMove, Mainline, ProvenLine, ProvenMove};
 pub(crate) use position::moves_best_first;
 pub use position::{
-    Answer, BoundedAnswer, Estimate, LegalMove, MoveBounds, MoveEffect, MoveValue, PositionAnswer, PositionMoves,
-    PositionReport, Source, Unfinished, legal_moves,
+    Answer, BoundedAnswer, Estimate, KeepingMove, LegalMove, MoveBounds, MoveEffect, MoveValue, PositionAnswer,
+    PositionMoves, PositionReport, Source, Unfinished, legal_moves,
 };
 
 use crate::board::{Position, Side};

@@ -296,6 +296,26 @@ impl PositionReport {
     }
 }
 
+/// A move that keeps a proven lower bound, found by search where no proof names one (past a
+/// proof's leaf): what an engine playing the proofs' strategy plays there (`/api/v1/keeping-move`).
+#[derive(Clone, Debug, Serialize)]
+pub struct KeepingMove {
+    /// The position.
+    pub position: Position,
+    /// The rules' text.
+    pub rules: String,
+    /// The move and what it does.
+    #[serde(flatten)]
+    pub played: LegalMove,
+    /// What the position is proven to be worth for its mover, whose lower bound the move keeps
+    /// (a zero-window test proved the move worth at least that).
+    pub keeps: Proven,
+    /// Positions searched.
+    pub nodes: u64,
+    /// Seconds it took.
+    pub seconds: f64,
+}
+
 /// A move's cheap estimate, which proves nothing: what to play when no value came in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Estimate {

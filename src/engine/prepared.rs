@@ -8,13 +8,14 @@
 //! [`KeptEngines::prepare`]: super::kept::KeptEngines::prepare
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Instant;
 
 use super::proven_index::ProvenIndex;
 use super::{analyse_position, estimated_moves};
 use crate::answer::{
-    Answer, Bounds, DatabaseUsed, Estimate, Mainline, PositionAnswer, PositionReport, Source, StartReport, Unfinished,
+    Answer, Bounds, DatabaseUsed, Estimate, KeepingMove, LegalMove, Mainline, MoveEffect, PositionAnswer,
+    PositionReport, Proven, Source, StartReport, Unfinished,
 };
 use crate::board::Position;
 use crate::database::Database;
@@ -50,6 +51,7 @@ pub struct Prepared {
     table: Option<Arc<Table>>,
     options: SearchOptions,
     cancel: Option<Arc<AtomicBool>>,
+    node_counter: Option<Arc<AtomicU64>>,
 }
 
 /// What [`Prepared::solve_start`] works out.
@@ -80,7 +82,7 @@ impl From<SearchError> for Unanswered {
 impl Prepared {
     /// Searches under `rules` over `database` with `options`, each with a table of its own.
     pub fn new(rules: Rules, database: Option<Database>, options: SearchOptions) -> Prepared {
-        Prepared { rules, database: database.map(Arc::new), table: None, options, cancel: None }
+        Prepared { rules, database: database.map(Arc::new), table: None, options, cancel: None, node_counter: None }
     }
 
     /// Searches that share `table` (and a database kept elsewhere).
@@ -90,12 +92,17 @@ impl Prepared {
         table: Arc<Table>,
         options: SearchOptions,
     ) -> Prepared {
-        Prepared { rules, database, table: Some(table), options, cancel: None }
+        Prepared { rules, database, table: Some(table), options, cancel: None, node_counter: None }
     }
 
     /// The same, stopping when `flag` is raised (a client gone away).
     pub fn with_cancel(self, flag: Arc<AtomicBool>) -> Prepared {
         Prepared { cancel: Some(flag), ..self }
+    }
+
+    /// Searches that add every thread's nodes to `counter` as they go, for a watcher.
+    pub fn with_node_counter(self, counter: Arc<AtomicU64>) -> Prepared {
+        Prepared { node_counter: Some(counter), ..self }
     }
 
     /// Takes the deadline off the searches (a caller that sets one per task), returning it.
@@ -125,6 +132,7 @@ impl Prepared {
             None => Search::new(self.rules, self.database(), &self.options)?,
         };
         search.set_cancel(self.cancel.clone());
+        search.set_node_counter(self.node_counter.clone());
         Ok(search)
     }
 
@@ -156,6 +164,53 @@ impl Prepared {
         let answer = PositionAnswer { nodes: search.stats().nodes, seconds: clock.elapsed().as_secs_f64(), ..answer };
         let database_max_seeds = self.database().map(|db| db.max_seeds());
         Ok(PositionReport::new(&self.rules, position, Answer::Exact(answer), database_max_seeds))
+    }
+
+    /// A move of `position` (a game not over) worth at least `keeps`'s lower bound for its mover,
+    /// stores included (say the bound a proof's leaf proved): zero-window tests, one a move in the
+    /// order of the moves' estimates, until one holds. `Ok(None)` where no move does (never, for
+    /// a proven bound); a search that stops is an error as for [`Prepared::report`].
+    pub fn keeping_move(&self, position: &Position, keeps: &Proven) -> Result<Option<KeepingMove>, Unanswered> {
+        let clock = Instant::now();
+        let lower = keeps.bounds.lower;
+        let mut search = self.search()?;
+        let rules = self.rules;
+        // The estimates lift the deadline; the tests keep it.
+        let deadline = search.deadline();
+        let order = estimated_moves(&mut search, position)?;
+        search.set_deadline(deadline);
+        for &(house, _) in &order {
+            let mut child = *position;
+            child.play(&rules, house);
+            let tested = if child.is_over(&rules) {
+                let margin = child.final_margin(&rules);
+                Ok(if child.to_move() == position.to_move() { margin } else { -margin } >= lower)
+            } else if child.to_move() == position.to_move() {
+                search.board_value_at_least(&child, lower - child.margin())
+            } else {
+                // The mover's value is the child's negated: at least `lower` where the child's is
+                // at most `-lower`.
+                search.board_value_at_least(&child, 1 - lower - child.margin()).map(|above| !above)
+            };
+            match tested {
+                Ok(true) => {
+                    return Ok(Some(KeepingMove {
+                        position: *position,
+                        rules: rules.to_string(),
+                        played: LegalMove { house: house + 1, effect: MoveEffect::of(&rules, position, house) },
+                        keeps: keeps.clone(),
+                        nodes: search.stats().nodes,
+                        seconds: clock.elapsed().as_secs_f64(),
+                    }));
+                }
+                Ok(false) => {}
+                Err(error) => {
+                    let estimates = order.iter().map(|&(house, value)| Estimate { house: house + 1, value }).collect();
+                    return Err(Unanswered { error, known: Unfinished { bounds: None, estimates } });
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// A perfect-play line from `position` to the end of the game; `proven` is told the value's
@@ -243,6 +298,34 @@ fn value_telling(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A move kept at a bound is worth at least that bound, and above the value no move keeps it:
+    /// compared with the reference solver on positions of small games.
+    #[test]
+    fn a_keeping_move_is_worth_the_bound_it_keeps() {
+        let rules = Rules::STANDARD;
+        let mut solver = crate::Solver::new(rules).unwrap();
+        let options = SearchOptions { table_bytes: 16 << 20, deadline: None, threads: 1 };
+        let prepared = Prepared::new(rules, None, options);
+        let mut position = Position::start(4, 3).unwrap();
+        let mut tested = 0;
+        // Down one line of the game, a position at each ply.
+        while !position.is_over(&rules) {
+            let value = solver.value(&position);
+            let at = |lower: i32| Proven::unproven(Bounds { lower, upper: lower });
+            let kept = prepared.keeping_move(&position, &at(value)).unwrap().expect("the best move keeps the value");
+            let house = kept.played.house - 1;
+            let mut child = position;
+            child.play(&rules, house);
+            let kept = if child.is_over(&rules) { child.final_margin(&rules) } else { solver.value(&child) };
+            let kept = if child.to_move() == position.to_move() { kept } else { -kept };
+            assert!(kept >= value, "{position}: move {} keeps {kept} < {value}", house + 1);
+            assert!(prepared.keeping_move(&position, &at(value + 1)).unwrap().is_none(), "{position}");
+            tested += 1;
+            position = child;
+        }
+        assert!(tested >= 5, "{tested}");
+    }
 
     /// A search stopped after its value was found but before every move's value keeps the value
     /// (issue 76: a 6x5 position's value found in 2 s was dropped at the 30 s limit).

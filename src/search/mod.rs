@@ -31,7 +31,7 @@ pub mod table;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -318,6 +318,9 @@ pub struct Search<'db> {
     deadline: Option<Instant>,
     /// Raised from outside to give up (see [`Search::set_cancel`]).
     cancel: Option<Arc<AtomicBool>>,
+    /// Counts every thread's nodes as they are searched, for a watcher (see
+    /// [`Search::set_node_counter`]).
+    node_counter: Option<Arc<AtomicU64>>,
     /// Whether every seed ends in a store, so that board values have the parity of the seeds.
     parity: bool,
     stats: Stats,
@@ -397,6 +400,7 @@ impl<'db> Search<'db> {
             table,
             deadline: options.deadline,
             cancel: None,
+            node_counter: None,
             // Endless play leaves seeds on the board unbanked: no parity under cycles.
             parity: rules.remaining == Remaining::Owner && !rules.has_cycles(),
             stats: Stats::default(),
@@ -436,6 +440,7 @@ impl<'db> Search<'db> {
             pool: self.pool.clone(),
             stops: stops.to_vec(),
             cancel: self.cancel.clone(),
+            node_counter: self.node_counter.clone(),
             nodes_left: self.nodes_left.clone(),
             since_look: 0,
             stats: Stats::default(),
@@ -542,6 +547,12 @@ impl<'db> Search<'db> {
     /// with the stop flags, every `NODE_CHECK_INTERVAL` nodes); `None` removes it.
     pub(crate) fn set_cancel(&mut self, flag: Option<Arc<AtomicBool>>) {
         self.cancel = flag;
+    }
+
+    /// Adds every thread's nodes to `counter` as they are searched (a `NODE_CHECK_INTERVAL` at a
+    /// time), so that a watcher sees a long zero-window test advance; `None` stops it.
+    pub(crate) fn set_node_counter(&mut self, counter: Option<Arc<AtomicU64>>) {
+        self.node_counter = counter;
     }
 
     /// Gives later calls, all together, at most about `nodes` nodes (every thread's, estimates
@@ -1039,6 +1050,9 @@ impl<'db> Search<'db> {
             if self.cancel.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed)) {
                 return Err(SearchError::Cancelled { nodes: self.stats.nodes });
             }
+            if let Some(counter) = &self.node_counter {
+                counter.fetch_add(NODE_CHECK_INTERVAL, Ordering::Relaxed);
+            }
             if let Some(left) = &self.nodes_left
                 && left.fetch_sub(NODE_CHECK_INTERVAL as i64, Ordering::Relaxed) < NODE_CHECK_INTERVAL as i64
             {
@@ -1213,6 +1227,24 @@ mod tests {
         assert_eq!(SearchOptions::table_bytes_for(36, 24), 16 * MIB, "at least 16 MiB");
         assert_eq!(SearchOptions::table_bytes_for(10, 24), 16 * MIB, "inside the database");
         assert_eq!(SearchOptions::table_bytes_for(32, 0), 256 * MIB, "no database: Kalah(4,4)");
+    }
+
+    #[test]
+    fn a_node_counter_sees_every_threads_nodes_as_they_are_searched() {
+        for threads in [1, 2] {
+            let options = SearchOptions { table_bytes: 1 << 20, deadline: None, threads };
+            let mut search = Search::new(Rules::STANDARD, None, &options).unwrap();
+            let counter = Arc::new(AtomicU64::new(0));
+            search.set_node_counter(Some(Arc::clone(&counter)));
+            search.value(&Position::start(4, 4).unwrap()).unwrap();
+            let (seen, nodes) = (counter.load(Ordering::Relaxed), search.stats().nodes);
+            // Nodes are added an interval at a time: one search falls short by less than one, and
+            // each worker of a parallel split by less than one more.
+            assert!(seen <= nodes && seen > 0, "{seen} of {nodes}");
+            if threads == 1 {
+                assert!(seen + NODE_CHECK_INTERVAL > nodes, "{seen} of {nodes}");
+            }
+        }
     }
 
     #[test]

@@ -308,6 +308,7 @@ fn router(service: Arc<Service>) -> Router {
         .route("/api/v1/position", get(position))
         .route("/api/v1/mainline", get(mainline))
         .route("/api/v1/proven-line", get(proven_line))
+        .route("/api/v1/keeping-move", get(keeping_move))
         .route("/api/v1/rules", get(rule_sets))
         .route("/api/v1/openings", get(openings))
         .route("/api/v1/moves", get(moves))
@@ -360,6 +361,16 @@ async fn proven_line(
     Ok(axum::Json(to_json(&service.index.proven_line(&rules, &position))))
 }
 
+/// `/keeping-move`: where the proofs bound the position's value from below but name no move
+/// that keeps the bound (past a proof's leaf), a move that does, found by zero-window tests
+/// within the time limit; what an engine playing the proofs' strategy plays there.
+async fn keeping_move(
+    State(service): State<Arc<Service>>,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<axum::Json<Value>, ApiError> {
+    service.answer("keeping-move", PositionQuery::parse(query)?, Service::keeping_move).await
+}
+
 async fn openings(
     State(service): State<Arc<Service>>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
@@ -375,6 +386,14 @@ async fn openings(
         )
     })?;
     Ok(axum::Json(to_json(map)))
+}
+
+/// `prepared`, its nodes counted for `/progress` as it searches where its search is `registered`.
+fn watched(prepared: Prepared, registered: &Option<(Arc<progress::Progress>, progress::Registered<'_>)>) -> Prepared {
+    match registered {
+        Some((progress, _)) => prepared.with_node_counter(progress.node_counter()),
+        None => prepared,
+    }
 }
 
 /// An answer as JSON.
@@ -450,7 +469,10 @@ impl Service {
         let cancel = Cancel::default();
         let _cancel_on_drop = cancel.on_drop();
         let value = self.blocking(move |service| compute(service, &query, &cancel)).await.map_err(with_moves)?;
-        if let Err(err) = self.answers.insert(key, value.clone()) {
+        // A move found to keep a proof's bound is not kept: the cache has no check for it, and
+        // the search that finds it is the check.
+        let kept = endpoint != "keeping-move";
+        if kept && let Err(err) = self.answers.insert(key, value.clone()) {
             eprintln!("warning: answer cache: {err}");
         }
         Ok(axum::Json(value))
@@ -495,6 +517,7 @@ impl Service {
         // A search registers its progress for /progress while it runs.
         let searched = !position.is_over(rules) && !prepared.holds(position);
         let registered = searched.then(|| self.in_flight.start(*rules, *position, "moves"));
+        let prepared = watched(prepared, &registered);
         let report = prepared.report(position, |lower, upper, nodes| {
             if let Some((progress, _)) = &registered {
                 progress.proven(lower, upper, nodes);
@@ -506,6 +529,32 @@ impl Service {
         }
     }
 
+    /// `/keeping-move`: a move that keeps the position's proven lower bound, by search.
+    fn keeping_move(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
+        let PositionQuery { position, rules } = query;
+        let no_bound = || {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!("no proof bounds {position} from below under {rules}: /api/v1/position gives what is known"),
+            )
+        };
+        let known = self.index.bounds(rules, position).ok_or_else(no_bound)?;
+        if known.lower_proofs.is_empty() || known.bounds.lower <= -(position.total_seeds() as i32) {
+            return Err(no_bound());
+        }
+        let prepared = self.prepared(rules, &self.engine(rules, position.houses())?, cancel);
+        let registered = Some(self.in_flight.start(*rules, *position, "moves"));
+        let prepared = watched(prepared, &registered);
+        match prepared.keeping_move(position, &known) {
+            Ok(Some(kept)) => Ok(to_json(&kept)),
+            Ok(None) => Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("no move of {position} keeps the proven {}", known.bounds.lower),
+            )),
+            Err(Unanswered { error, known }) => Err(search_error(error, self.time_limit).with(&known)),
+        }
+    }
+
     /// `/mainline`: a perfect-play line from the position to the end of the game, one entry per
     /// sowing, with the position after each.
     fn mainline(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
@@ -513,6 +562,7 @@ impl Service {
         let prepared = self.prepared(rules, &self.engine(rules, position.houses())?, cancel);
         let searched = !position.is_over(rules) && !prepared.holds(position);
         let registered = searched.then(|| self.in_flight.start(*rules, *position, "line"));
+        let prepared = watched(prepared, &registered);
         let line = prepared.mainline(position, |lower, upper, nodes| {
             if let Some((progress, _)) = &registered {
                 progress.proven(lower, upper, nodes);

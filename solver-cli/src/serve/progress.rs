@@ -38,7 +38,8 @@ type Key = (Rules, Position);
 /// One search in flight.
 pub struct Progress {
     started: Instant,
-    nodes: AtomicU64,
+    /// Every thread's nodes, added by the search as it goes and by each finished test.
+    nodes: Arc<AtomicU64>,
     /// The value's proven bounds (stores included) and whether it is known (and the search gone
     /// on to what comes after it).
     known: Mutex<(Option<(i32, i32)>, bool)>,
@@ -50,8 +51,13 @@ impl Progress {
     /// After a zero-window test: the bounds proven so far and the nodes searched. Once they
     /// meet, the value is known and what comes after it is searched.
     pub fn proven(&self, lower: i32, upper: i32, nodes: u64) {
-        self.nodes.store(nodes, Ordering::Relaxed);
+        self.nodes.fetch_max(nodes, Ordering::Relaxed);
         *self.lock() = (Some((lower, upper)), lower == upper);
+    }
+
+    /// The counter the search adds its nodes to as it goes ([`kalah::Prepared::with_node_counter`]).
+    pub fn node_counter(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.nodes)
     }
 
     fn lock(&self) -> MutexGuard<'_, (Option<(i32, i32)>, bool)> {
@@ -86,7 +92,7 @@ impl InFlight {
     /// value is known it searches `then` (`moves` or `line`).
     pub fn start(&self, rules: Rules, position: Position, then: &'static str) -> (Arc<Progress>, Registered<'_>) {
         let known = Mutex::new((None, false));
-        let progress = Arc::new(Progress { started: Instant::now(), nodes: AtomicU64::new(0), known, then });
+        let progress = Arc::new(Progress { started: Instant::now(), nodes: Arc::new(AtomicU64::new(0)), known, then });
         self.lock().insert((rules, position), Arc::clone(&progress));
         let registered = Registered { in_flight: self, key: (rules, position), progress: Arc::clone(&progress) };
         (progress, registered)
