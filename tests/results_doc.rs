@@ -7,16 +7,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use kalah::answer::signed;
 use kalah::jobs::ItemResult;
 use kalah::parse_position;
 use kalah::published::{OPENINGS_6X6_EMPTY_CAPTURE_CSV, opening_values};
 
 fn repository() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn signed(value: i32) -> String {
-    if value > 0 { format!("+{value}") } else { value.to_string() }
 }
 
 /// How the document words bounds in a game of `total` seeds: `+2` when exact, `at most +4`,

@@ -14,7 +14,7 @@ use kalah::Position;
 use kalah::answer::{self, Answer, BoundedAnswer, PositionAnswer, Proven, Source, StartReport};
 use kalah::database::builder::{LayerReport, Progress};
 use kalah::database::{Database, DbError};
-use kalah::engine::book::{OpeningBook, StartMap};
+use kalah::engine::book::StartMap;
 use kalah::engine::{self, Load, Preparation, Prepared, ProvenIndex, StartWork};
 use kalah::jobs::RunProgress;
 use kalah::jobs::grid::{self, Cell, CellStatus};
@@ -169,8 +169,24 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
     let rules = args.rules.resolve();
     let start = parse_start(&args.start)?;
     // A start that proofs map (Kalah(6,6)) is answered from them: no search finishes there.
-    if let Some(map) = OpeningBook::shipped()?.start_map(&rules, &start) {
+    let index = ProvenIndex::shipped()?;
+    if let Some(map) = index.book().start_map(&rules, &start) {
         return Ok(map_text(&rules, &start, map, args.json));
+    }
+    // So is any other position of the proofs (no search of every first turn would finish there):
+    // what `kalah query` says of it.
+    if let Some(report) = engine::known_answer(&index, &rules, &start)
+        && let Answer::Bounded(answer) = &report.answer
+        && answer.source == Source::Proof
+    {
+        if args.json {
+            return Ok(format!("{}\n", serde_json::to_string(&report)?));
+        }
+        let mut text = format!("{start}, rules {rules}\n");
+        text += &bounded_text(&start, answer);
+        text += &proven_line_text(&index.proven_line(&rules, &start));
+        text += "(no search: a position of the checked proofs; `kalah query` says the same)\n";
+        return Ok(text);
     }
     let work = match args.no_openings {
         true if rules.pie => {

@@ -291,6 +291,19 @@ fn solve_without_openings_gives_the_value_and_a_line_that_reaches_it() {
 }
 
 #[test]
+fn solve_answers_a_position_of_the_proofs_from_them() {
+    // After South's 2 and North's 1 in standard Kalah(6,6): a node of the turn-2 proofs, which no
+    // search of every first turn would finish. `solve` says what `query` says, at once.
+    let position = "7 0 7 7 7 7 1 0 7 7 7 7 7 1 S";
+    let solved = json(&["solve", position, "--no-db", "--json"]);
+    let queried = json(&["query", position, "--no-db", "--json"]);
+    assert_eq!(solved, queried);
+    assert_eq!((solved["lower"].as_i64(), solved["source"].as_str()), (Some(2), Some("proof")), "{solved}");
+    let text = String::from_utf8(kalah(&["solve", position, "--no-db"]).stdout).unwrap();
+    assert!(text.contains("value between +2 and +4 for South") && text.contains("proven play: S 3"), "{text}");
+}
+
+#[test]
 fn query_shows_no_progress_without_a_terminal() {
     // Kalah(6,6) past every proof, no database: the search runs out of its second. Its progress
     // line and the note on positions far above the database are for a terminal only.

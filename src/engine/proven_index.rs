@@ -2,8 +2,10 @@
 //! searches: the shipped opening book (exact tables, the checked proofs' maps of the starts,
 //! the perfect lines) and every node of every checked proof (`data/results/proven-positions.jsonl`,
 //! written by `kalah proof index`), keyed by rule set and position. Bounds from every source are
-//! intersected, then one ply of negamax both ways narrows them: a position is worth at least
-//! its best move's lower bound, and at most the largest upper bound once every move has one.
+//! intersected, then one turn of negamax both ways narrows them: a position is worth at least
+//! its best move's lower bound, at most the largest upper bound once every move has one, and no
+//! move is worth more than the position. (A turn, not a sowing: the proofs' nodes are whole
+//! turns, so a move that gives an extra turn is bounded through the rest of the turn.)
 //!
 //! Proof nodes are held as board values (stores left out, [`Position::without_stores`]), so a
 //! position that differs from a proven one only in its stores is answered as well.
@@ -243,7 +245,8 @@ impl ProvenIndex {
             Some(exact) => Answer::Exact(exact),
             None => {
                 let (known, moves) = self.bounds_and_moves(rules, position)?;
-                // A bound that rests on no proof came from a table or a line of the book.
+                // A bound that rests on no proof came from a table or a line of the book (or, for
+                // a move that ends the game, from the rules).
                 let unknown = Bounds::unknown(position.total_seeds());
                 let from_book = (known.bounds.lower > unknown.lower && known.lower_proofs.is_empty())
                     || (known.bounds.upper < unknown.upper && known.upper_proofs.is_empty());
