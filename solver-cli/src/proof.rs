@@ -182,6 +182,10 @@ impl MapTarget {
 pub struct MapArgs {
     #[command(flatten)]
     target: MapTarget,
+    /// Map from the proofs that can be read when one cannot (by default nothing is written then,
+    /// and the command fails naming it).
+    #[arg(long)]
+    keep_going: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -195,6 +199,10 @@ pub struct IndexArgs {
     /// The file to write.
     #[arg(long, value_name = "FILE", default_value = kalah::engine::proven_index::SHIPPED_POSITIONS.0)]
     out: PathBuf,
+    /// Index the proofs that can be read when one cannot (by default nothing is written then,
+    /// and the command fails naming it).
+    #[arg(long)]
+    keep_going: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -546,12 +554,12 @@ fn map(args: &MapArgs) -> anyhow::Result<String> {
     if !proofs.is_dir() {
         return Err(input_error(format!("--proofs {}: not a directory", proofs.display())));
     }
-    let (result, left_out) =
-        proof::map::remap(&rules, &start, &start_name, proofs, &stem).map_err(|err| anyhow::anyhow!(err))?;
+    let (result, left_out) = proof::map::remap(&rules, &start, &start_name, (proofs, args.keep_going), &stem)
+        .map_err(|err| anyhow::anyhow!(err))?;
     if args.json {
         let not_counted = left_out
             .iter()
-            .map(|(dir, why)| NotCounted { proof: dir.display().to_string(), why: why.clone() })
+            .map(|(dir, why)| NotCounted { proof: dir.display().to_string(), why: why.to_string() })
             .collect();
         return json_line(&Mapped {
             map: &result,
@@ -716,12 +724,17 @@ fn index(args: &IndexArgs) -> anyhow::Result<String> {
         return Err(input_error(format!("--proofs {}: not a directory", args.proofs.display())));
     }
     let (checked, left_out) = proof::proven::checked_proofs(&args.proofs);
+    if !args.keep_going {
+        proof::proven::refuse_unreadable(&left_out).map_err(|err| anyhow::anyhow!(err))?;
+    }
     let positions = proof::proven::proven_positions(&checked)
         .map_err(|err| anyhow::anyhow!("the proofs contradict each other: {err}"))?;
     kalah::engine::proven_index::write_positions(&args.out, &positions)
         .map_err(|err| anyhow::anyhow!("{}: {err}", args.out.display()))?;
-    let not_counted: Vec<NotCounted> =
-        left_out.iter().map(|(dir, why)| NotCounted { proof: dir.display().to_string(), why: why.clone() }).collect();
+    let not_counted: Vec<NotCounted> = left_out
+        .iter()
+        .map(|(dir, why)| NotCounted { proof: dir.display().to_string(), why: why.to_string() })
+        .collect();
     if args.json {
         #[derive(Serialize)]
         struct Indexed {

@@ -313,3 +313,33 @@ fn runs_given_different_turns_narrow_those_beside_each_other() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--turn 1 1: not a first turn of 4x3"), "{err}");
 }
+
+/// A proof whose log cannot be read stops `proof map` and `proof index` with nothing written
+/// (issue 77: a damaged log used to give a weaker map and exit 0); `--keep-going` maps the rest.
+#[test]
+fn a_proof_that_cannot_be_read_stops_the_map_and_the_index() {
+    let root = tempfile::tempdir().unwrap();
+    let proofs = root.path().join("proofs");
+    let (from, to) =
+        (Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/proofs/discard-6x6-ge-3"), proofs.join("ge-3"));
+    std::fs::create_dir_all(&to).unwrap();
+    for entry in std::fs::read_dir(&from).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+    }
+    let log = to.join("log.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(&log, text.replacen("\"kind\"", "\"kind\" damaged", 1)).unwrap();
+    let (stem, index) = (root.path().join("map"), root.path().join("index.jsonl"));
+    let (proofs, stem_text, index_text) = (proofs.to_str().unwrap(), stem.to_str().unwrap(), index.to_str().unwrap());
+    let map = ["proof", "map", "6x6", "--rules", "standard remaining=discard", "--proofs", proofs, "--out", stem_text];
+    let refused = kalah(&map);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && stderr.contains("ge-3: cannot be read"), "{stderr}");
+    assert!(!root.path().join("map.jsonl").exists(), "nothing written");
+    let refused = kalah(&["proof", "index", "--proofs", proofs, "--out", index_text]);
+    assert!(!refused.status.success() && !index.exists());
+    let kept_going = json_of(&kalah(&[&map[..], &["--keep-going", "--json"]].concat()));
+    assert!(kept_going["not_counted"][0]["why"].as_str().unwrap().starts_with("cannot be read"), "{kept_going}");
+    assert!(root.path().join("map.jsonl").exists());
+}

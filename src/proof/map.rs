@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::Bound;
-use super::proven::{CheckedProof, ProvenBound};
+use super::proven::{CheckedProof, ProvenBound, Uncounted};
 use crate::answer::{Bounds, Proven, sorted_names};
 use crate::board::Position;
 use crate::jobs::{ItemResult, OpeningResult};
@@ -179,16 +179,20 @@ pub fn write_map(stem: &Path, result: ItemResult) -> Result<(), String> {
 /// Maps `start` under `rules` (`start_name` in the files) from the checked proofs under `proofs`
 /// into `stem`'s result files, [`lock_map`]'s lock held from the reading of the proofs to the
 /// writing. Returns the map, with the cost of the proofs it rests on, and each proof under
-/// `proofs` that does not count (yet), with why.
+/// `proofs` that does not count (yet), with why. A proof that cannot be read stops it with
+/// nothing written, unless `keep_going`: a map without it would be weaker in silence.
 pub fn remap(
     rules: &Rules,
     start: &Position,
     start_name: &str,
-    proofs: &Path,
+    (proofs, keep_going): (&Path, bool),
     stem: &Path,
-) -> Result<(ItemResult, Vec<(PathBuf, String)>), String> {
+) -> Result<(ItemResult, Vec<(PathBuf, Uncounted)>), String> {
     let _turn = lock_map(stem)?;
     let (checked, left_out) = super::proven::checked_proofs(proofs);
+    if !keep_going {
+        super::proven::refuse_unreadable(&left_out)?;
+    }
     let mine: Vec<&CheckedProof> = checked
         .iter()
         .filter(|p| p.bounds.first().is_some_and(|b| b.rules.for_values() == rules.for_values()))

@@ -124,7 +124,7 @@ pub fn drive(
     let (mut tests, mut checks) = (0, 0);
     let map = loop {
         let (map, not_counted) =
-            remap(rules, &drive.start, drive.start_name, drive.proofs, drive.stem).map_err(DriveError::Map)?;
+            remap(rules, &drive.start, drive.start_name, (drive.proofs, false), drive.stem).map_err(DriveError::Map)?;
         let open = map.openings.iter().zip(&turns).find(|(o, (turn, _))| o.value.is_none() && chosen(turn));
         let Some((opening, (turn, after))) = open else {
             break map;

@@ -45,29 +45,50 @@ pub struct CheckedProof {
     pub seconds: f64,
 }
 
-/// The proof in `dir` with the bounds it establishes, or why it establishes none yet.
-pub(crate) fn checked_proof(dir: &Path) -> Result<CheckedProof, String> {
-    let spec = Spec::load(dir).map_err(|err| err.to_string())?;
-    let records = read_records(dir).map_err(|err| err.to_string())?;
-    let walk = check(&spec, &records, None).map_err(|err| err.to_string())?;
+/// Why a proof counts for nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Uncounted {
+    /// Not yet: its logs decide nothing, or no committed transcript checked what they hold.
+    NotYet(String),
+    /// Its files cannot be read, or its logs contradict themselves or the rules: a damaged or
+    /// forged proof, which a map or an index must not leave out in silence.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for Uncounted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Uncounted::NotYet(why) => f.write_str(why),
+            Uncounted::Unreadable(why) => write!(f, "cannot be read: {why}"),
+        }
+    }
+}
+
+/// The proof in `dir` with the bounds it establishes, or why it establishes none.
+pub(crate) fn checked_proof(dir: &Path) -> Result<CheckedProof, Uncounted> {
+    let unreadable = |err: &dyn std::fmt::Display| Uncounted::Unreadable(err.to_string());
+    let spec = Spec::load(dir).map_err(|err| unreadable(&err))?;
+    let records = read_records(dir).map_err(|err| unreadable(&err))?;
+    let walk = check(&spec, &records, None).map_err(|err| unreadable(&err))?;
     let holds = match walk.verdict {
         Verdict::Proven => true,
         Verdict::Refuted => false,
-        Verdict::Open => return Err("its logs decide nothing yet".to_string()),
+        Verdict::Open => return Err(Uncounted::NotYet("its logs decide nothing yet".to_string())),
     };
     let mut confirmed = walk.clone();
     (confirmed.sampled, confirmed.confirmed) = (walk.proof_leaves, walk.proof_leaves);
     if !confirmed.passed() && !confirmed.refutation_passed() {
-        return Err(format!("its logs are inconsistent: {}", walk.problems.join("; ")));
+        return Err(Uncounted::Unreadable(format!("its logs are inconsistent: {}", walk.problems.join("; "))));
     }
     let (verdict, size) = confirmed.heading(&spec);
-    let transcript = transcripts(dir)?
+    let transcript = transcripts(dir)
+        .map_err(Uncounted::Unreadable)?
         .into_iter()
         .find(|text| text.lines().any(|l| l == verdict) && text.lines().any(|l| l.starts_with(&size)));
     if transcript.is_none() {
-        return Err(format!(
+        return Err(Uncounted::NotYet(format!(
             "no check-*.txt transcript says '{verdict}' of every leaf of the proof its logs hold ('{size}')"
-        ));
+        )));
     }
     let proof = dir.display().to_string();
     let bounds = walk
@@ -86,9 +107,9 @@ pub(crate) fn checked_proof(dir: &Path) -> Result<CheckedProof, String> {
         .collect();
     let mut tree = Tree::new(spec);
     for record in records {
-        tree.add(record).map_err(|err| err.to_string())?;
+        tree.add(record).map_err(|err| unreadable(&err))?;
     }
-    tree.check_root().map_err(|err| err.to_string())?;
+    tree.check_root().map_err(|err| unreadable(&err))?;
     let (nodes, seconds) = tree.records().cost();
     Ok(CheckedProof { dir: proof, bounds, nodes, seconds })
 }
@@ -119,7 +140,7 @@ pub(crate) fn proof_dirs(root: &Path) -> Vec<PathBuf> {
 }
 
 /// Every proof under `root` that counts, and each other one with why it does not.
-pub fn checked_proofs(root: &Path) -> (Vec<CheckedProof>, Vec<(PathBuf, String)>) {
+pub fn checked_proofs(root: &Path) -> (Vec<CheckedProof>, Vec<(PathBuf, Uncounted)>) {
     let (mut checked, mut left_out) = (Vec::new(), Vec::new());
     for dir in proof_dirs(root) {
         match checked_proof(&dir) {
@@ -128,6 +149,20 @@ pub fn checked_proofs(root: &Path) -> (Vec<CheckedProof>, Vec<(PathBuf, String)>
         }
     }
     (checked, left_out)
+}
+
+/// `Err` naming every proof of `left_out` that cannot be read: what a map or an index refuses to
+/// be made without (unless asked to keep going).
+pub fn refuse_unreadable(left_out: &[(PathBuf, Uncounted)]) -> Result<(), String> {
+    let unreadable: Vec<String> = left_out
+        .iter()
+        .filter(|(_, why)| matches!(why, Uncounted::Unreadable(_)))
+        .map(|(dir, why)| format!("{}: {why}", dir.display()))
+        .collect();
+    match unreadable.is_empty() {
+        true => Ok(()),
+        false => Err(format!("{} (--keep-going leaves it out)", unreadable.join("; "))),
+    }
 }
 
 /// What the `checked` proofs establish at every position of their proofs and refutations, one
@@ -213,11 +248,20 @@ mod tests {
         for name in ["proof.toml", "log.jsonl"] {
             std::fs::copy(from.join(name), dir.path().join(name)).unwrap();
         }
-        assert!(checked_proof(dir.path()).unwrap_err().contains("transcript"));
+        let not_yet = |why: Uncounted| matches!(why, Uncounted::NotYet(why) if why.contains("transcript"));
+        assert!(not_yet(checked_proof(dir.path()).unwrap_err()));
         // A transcript of another proof does not count either.
         let other = proofs_root().join("discard-6x6-ge-4/check-2026-11-29.txt");
         std::fs::copy(other, dir.path().join("check-2026-11-29.txt")).unwrap();
-        assert!(checked_proof(dir.path()).unwrap_err().contains("transcript"));
+        assert!(not_yet(checked_proof(dir.path()).unwrap_err()));
+        // A damaged log is not a proof not yet checked: it cannot be read, and maps refuse it.
+        let log = dir.path().join("log.jsonl");
+        let text = std::fs::read_to_string(&log).unwrap();
+        std::fs::write(&log, text.replacen("\"kind\"", "\"kind\" oops", 1)).unwrap();
+        let why = checked_proof(dir.path()).unwrap_err();
+        assert!(matches!(why, Uncounted::Unreadable(_)), "{why:?}");
+        let refused = refuse_unreadable(&[(dir.path().to_path_buf(), why)]).unwrap_err();
+        assert!(refused.contains("cannot be read") && refused.contains("--keep-going"), "{refused}");
     }
 
     /// Playing first by the proofs of a small board (every first turn driven to its exact value
