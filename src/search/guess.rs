@@ -41,7 +41,7 @@ const GUESS_MAX_DEPTH: u32 = 64;
 /// ([`Search::lead_by_estimate`]): near the root a wrong first try costs millions of nodes. This
 /// holds for the tests of MTD(f), which reuse the estimates' moves the table keeps from test to
 /// test; a lone test ([`Search::board_value_at_least`], a proof's task) leads by estimate less
-/// (`lone_test`).
+/// (`at_least`).
 pub(super) const LEAD_BELOW_ROOT: u32 = 8;
 /// See [`LEAD_BELOW_ROOT`]: nearer the database the subtrees are too small to pay for an estimate.
 const LEAD_MIN_SEEDS: u32 = 24;

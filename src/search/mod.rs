@@ -21,9 +21,9 @@
 //! Under clockwise sowing positions repeat: `cycles` searches those rules, scoring a position
 //! that comes back on the line as 0 and keeping such line-dependent results out of the table.
 
+mod at_least;
 mod cycles;
 mod guess;
-mod lone_test;
 pub mod profile;
 mod split;
 pub mod table;
