@@ -19,6 +19,31 @@
 //!
 //! One value convention holds everywhere: a value is the final store difference *for the side to
 //! move* under perfect play, each side maximising its own final margin.
+//!
+//! A front end asks [`known_answer`] first (the index of everything proven: [`ProvenIndex`]),
+//! and searches only where it has nothing ([`engine::Setup`], then [`Prepared::report`]); a
+//! program that only needs small games' values can use the reference [`Solver`]:
+//!
+//! ```
+//! use kalah::{Notation, Position, ProvenIndex, Rules, Solver, known_answer, parse_position, replay};
+//!
+//! // A game played by the rules: South's 1, then North's 2, whose last seed lands in North's
+//! // store, so North moves again.
+//! let game = replay(Rules::STANDARD, Position::start(4, 3)?, "1 2", Notation::Canonical)?;
+//! assert_eq!(game.position().to_string(), "0 4 4 4 0 3 0 4 4 1 N");
+//! // Its exact value for North, to move there, by the reference solver.
+//! let value = Solver::new(Rules::STANDARD)?.value(game.position());
+//! assert!((-24..=24).contains(&value));
+//!
+//! // Standard Kalah(6,6) after South's 2 and North's 1: a node of the checked proofs, answered
+//! // at once with the bounds they prove and the proofs behind them.
+//! let index = ProvenIndex::shipped()?;
+//! let position = parse_position("7 0 7 7 7 7 1 0 7 7 7 7 7 1 S")?;
+//! let known = index.bounds(&Rules::STANDARD, &position).expect("proven");
+//! assert_eq!((known.bounds.lower, known.bounds.upper), (2, 4));
+//! assert!(known_answer(&index, &Rules::STANDARD, &position).is_some());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![warn(missing_docs)]
 #![warn(clippy::undocumented_unsafe_blocks)]
@@ -49,7 +74,7 @@ pub use answer::{Analysis, Mainline, Opening, PositionReport, StartReport};
 pub use board::{Outcome, Position, Side};
 pub use database::Database;
 pub use engine::book::OpeningBook;
-pub use engine::{Prepared, StartWork, known_answer};
+pub use engine::{Prepared, ProvenIndex, StartWork, known_answer};
 pub use game::{Game, IllegalMove, ReplayError, ReplayFailure, replay};
 pub use notation::{Notation, ParseError, parse_position, parse_start};
 pub use rules::Rules;
