@@ -58,26 +58,25 @@ impl Bounds {
     /// The bounds as they read in a game of `total` seeds, where a bound at the seeds says
     /// nothing: `+4` when exact, `>= +2`, `<= +1`, `-2..+4`, or `?` when nothing is known.
     pub fn text(&self, total: u32) -> String {
-        let unknown = Bounds::unknown(total);
-        match (self.value(), self.lower > unknown.lower, self.upper < unknown.upper) {
-            (Some(v), _, _) => signed(v),
-            (None, true, false) => format!(">= {}", signed(self.lower)),
-            (None, false, true) => format!("<= {}", signed(self.upper)),
-            (None, false, false) => "?".to_string(),
-            (None, true, true) => self.to_string(),
-        }
+        self.written(total, false)
     }
 
     /// [`Bounds::text`] as words: `+4`, `at least +2`, `at most +4`, `between -2 and +4`, or
     /// `not known`.
     pub fn words(&self, total: u32) -> String {
+        self.written(total, true)
+    }
+
+    fn written(&self, total: u32, words: bool) -> String {
         let unknown = Bounds::unknown(total);
+        let (at_least, at_most) = if words { ("at least", "at most") } else { (">=", "<=") };
         match (self.value(), self.lower > unknown.lower, self.upper < unknown.upper) {
             (Some(v), _, _) => signed(v),
-            (None, true, false) => format!("at least {}", signed(self.lower)),
-            (None, false, true) => format!("at most {}", signed(self.upper)),
-            (None, true, true) => format!("between {} and {}", signed(self.lower), signed(self.upper)),
-            (None, false, false) => "not known".to_string(),
+            (None, true, false) => format!("{at_least} {}", signed(self.lower)),
+            (None, false, true) => format!("{at_most} {}", signed(self.upper)),
+            (None, true, true) if words => format!("between {} and {}", signed(self.lower), signed(self.upper)),
+            (None, true, true) => self.to_string(),
+            (None, false, false) => (if words { "not known" } else { "?" }).to_string(),
         }
     }
 
