@@ -153,10 +153,7 @@ impl ProvenIndex {
         if stored.is_none() && !moves_held {
             return Ok((None, false));
         }
-        let best = moves.iter().map(|(_, known)| known).fold(None, |best: Option<Proven>, known| {
-            Some(best.map_or_else(|| known.clone(), |best| best.or_better(known)))
-        });
-        let known = match (stored, best) {
+        let known = match (stored, best_of(&moves)) {
             (Some(stored), Some(best)) => best.narrowed_by(&stored)?,
             (Some(known), None) | (None, Some(known)) => known,
             (None, None) => return Ok((None, false)),
@@ -218,9 +215,7 @@ impl ProvenIndex {
         if stored.is_none() && !held {
             return None;
         }
-        let best = moves.iter().map(|(_, known)| known).fold(None, |best: Option<Proven>, known| {
-            Some(best.map_or_else(|| known.clone(), |best| best.or_better(known)))
-        })?;
+        let best = best_of(&moves)?;
         let known = match stored {
             Some(stored) => best.narrowed_by(&stored).ok()?,
             None => best,
@@ -299,6 +294,14 @@ impl ProvenIndex {
         }
         ProvenLine::new(rules, position, moves, end_known)
     }
+}
+
+/// What is proven of the best of `moves` for their mover ([`Proven::or_better`] of them all);
+/// `None` without moves.
+fn best_of(moves: &[(usize, Proven)]) -> Option<Proven> {
+    let mut known = moves.iter().map(|(_, known)| known);
+    let first = known.next()?.clone();
+    Some(known.fold(first, |best, known| best.or_better(known)))
 }
 
 /// `known` with both bounds moved by `by` (a change of stores), the proofs kept.

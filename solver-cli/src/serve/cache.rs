@@ -105,6 +105,10 @@ impl AnswerCache {
     /// Keeps `answer` for `key`, on disk too. A failed write is returned; the answer is kept in
     /// memory all the same.
     pub fn insert(&self, key: Key, answer: Value) -> std::io::Result<()> {
+        // Only the answers of ENDPOINTS are kept: a reload checks no other kind.
+        if !ENDPOINTS.contains(&key.0) {
+            return Ok(());
+        }
         let mut held = self.lock();
         if held.answers.contains_key(&key) {
             return Ok(());

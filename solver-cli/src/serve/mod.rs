@@ -469,10 +469,8 @@ impl Service {
         let cancel = Cancel::default();
         let _cancel_on_drop = cancel.on_drop();
         let value = self.blocking(move |service| compute(service, &query, &cancel)).await.map_err(with_moves)?;
-        // A move found to keep a proof's bound is not kept: the cache has no check for it, and
-        // the search that finds it is the check.
-        let kept = endpoint != "keeping-move";
-        if kept && let Err(err) = self.answers.insert(key, value.clone()) {
+        // (The cache keeps only the endpoints it can check on reload: not a keeping move.)
+        if let Err(err) = self.answers.insert(key, value.clone()) {
             eprintln!("warning: answer cache: {err}");
         }
         Ok(axum::Json(value))
