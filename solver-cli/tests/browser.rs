@@ -442,6 +442,15 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     assert_eq!(playable, 6);
     assert!(browser.text("error").contains("time limit"), "{}", browser.text("error"));
     browser.screenshot("analysis-board-phone-unsolved.png");
+    // Offered to keep searching past the server's second: it searches on, with its progress,
+    // until the user cancels.
+    assert_eq!(browser.text("longer"), "Keep searching (up to 10 min)");
+    browser.click("#longer");
+    wait_for("the longer search past the time limit", || {
+        browser.text("to-move").starts_with("searching… 3 s").then_some(())
+    });
+    browser.click("#cancel");
+    wait_for("the cancel", || (browser.text("to-move") == "search cancelled").then_some(()));
     // Eight houses a side fit a 390-pixel phone: both stores on the screen.
     browser.resize(390, 900);
     let eight = "1 1 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 0 S";

@@ -488,6 +488,43 @@ fn a_long_first_test_shows_its_nodes_as_they_are_searched() {
     assert!(nodes.iter().filter(|&&n| n > 0).count() >= 3, "nodes grow while it searches: {nodes:?}");
 }
 
+/// Out of time, a search is offered more (`longer=1`, up to --long-time-limit), one position at
+/// a time: the board's "Keep searching".
+#[test]
+fn a_search_out_of_time_may_be_asked_to_keep_searching_one_at_a_time() {
+    let root = tempfile::tempdir().unwrap();
+    let args = ["--time-limit", "0.05", "--long-time-limit", "120", "--no-cache", "--workers", "2"];
+    let server = Server::start(root.path(), &args);
+    let url = format!("{}/api/v1/position", server.url);
+    let client = agent();
+    // Kalah(4,5) after South's 1, no database: about a million nodes, seconds, not 50 ms.
+    let after_one = "0 6 6 6 1 6 5 5 5 0 N";
+    let (status, body) = get_json(&client, &url, &[("pos", after_one)]);
+    assert_eq!((status, body["longer_time_limit"].as_f64()), (503, Some(120.0)), "{body}");
+    let (status, body) = get_json(&client, &url, &[("pos", after_one), ("longer", "yes")]);
+    assert_eq!(status, 400, "{body}");
+    let (status, body) =
+        get_json(&client, &format!("{}/api/v1/mainline", server.url), &[("pos", after_one), ("longer", "1")]);
+    assert_eq!(status, 400, "only the searches that offer it take longer: {body}");
+    let longer = {
+        let url = url.clone();
+        std::thread::spawn(move || get_json(&agent(), &url, &[("pos", after_one), ("longer", "1")]))
+    };
+    let progress = format!("{}/api/v1/progress", server.url);
+    while get_json(&client, &progress, &[("pos", after_one)]).1["searching"] != true {
+        assert!(!longer.is_finished(), "answered before it was seen searching");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // While it runs, a second long search is refused; a short one still runs (and times out).
+    let (status, body) = get_json(&client, &url, &[("pos", PAST_THE_PROOFS), ("longer", "1")]);
+    assert_eq!(status, 503, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("one at a time"), "{body}");
+    let (status, _) = get_json(&client, &url, &[("pos", PAST_THE_PROOFS)]);
+    assert_eq!(status, 503);
+    let (status, answer) = longer.join().unwrap();
+    assert_eq!((status, answer["value"].as_i64()), (200, Some(-4)), "{answer}");
+}
+
 #[test]
 fn a_cache_file_that_is_not_a_cache_is_refused_and_kept() {
     let root = tempfile::tempdir().unwrap();

@@ -23,6 +23,9 @@ const state = {
   // moves on.
   lineAbort: null,
   notation: 'canonical',
+  // The position (rules|position) whose next search may run past the service's time limit: the
+  // user asked to keep searching it.
+  longer: null,
 };
 
 const signed = (value) => (value > 0 ? `+${value}` : String(value));
@@ -302,6 +305,7 @@ function showStatus(answer) {
 function clearStatus() {
   for (const id of ['value', 'wdl', 'source', 'mainline-text', 'result', 'pie']) $(id).textContent = '';
   $('pie').hidden = true;
+  $('longer').hidden = true;
 }
 
 // While a search of `at` runs: `say(text)` every quarter second with the seconds so far and
@@ -366,8 +370,11 @@ async function show() {
     drawBoard(at, null);
     state.abort = new AbortController();
     const done = searching(ticket, at);
+    const params = { pos: at, rules: state.rules };
+    if (state.longer === key) params.longer = 1;
+    state.longer = null;
     try {
-      answer = await api('position', { pos: at, rules: state.rules }, state.abort.signal);
+      answer = await api('position', params, state.abort.signal);
       state.answers.set(key, answer);
     } catch (err) {
       done();
@@ -396,6 +403,13 @@ async function unsolved(at, err) {
   const bounds = err.body && err.body.bounds;
   if (bounds) $('value').textContent = `value from ${signed(bounds.lower)} to ${signed(bounds.upper)} for ${mover}`;
   showError(cancelled ? '' : err.message);
+  // Out of time: the service may search this one position longer, if the user wants to wait.
+  const offer = err.body && err.body.longer_time_limit;
+  const enginesTurn = state.playAs && state.playAs !== parsePosition(at).side;
+  if (offer && !enginesTurn) {
+    $('longer').textContent = `Keep searching (up to ${offer >= 120 ? `${Math.round(offer / 60)} min` : `${Math.round(offer)} s`})`;
+    $('longer').hidden = false;
+  }
   let moves = err.body && err.body.moves;
   if (!moves) {
     try {
@@ -753,6 +767,10 @@ async function init() {
   $('forward').addEventListener('click', () => goTo(state.cursor + 1));
   $('last').addEventListener('click', () => goTo(state.plies.length));
   $('cancel').addEventListener('click', () => state.abort && state.abort.abort());
+  $('longer').addEventListener('click', () => {
+    state.longer = `${state.rules}|${position()}`;
+    show();
+  });
   $('swap').addEventListener('click', swapSides);
   $('play-as').addEventListener('change', () => {
     state.playAs = $('play-as').value;

@@ -58,6 +58,11 @@ pub struct ServeArgs {
     /// after it take less, as they share the table.)
     #[arg(long, value_name = "S", default_value = "30", value_parser = limits::seconds)]
     time_limit: Duration,
+    /// Seconds a search may run when its client asks for more time (`longer=1` on /position and
+    /// /keeping-move: the board's "Keep searching"). One such search at a time; a second is
+    /// answered 503 until the first ends. At most --time-limit turns the offer off.
+    #[arg(long, value_name = "S", default_value = "600", value_parser = limits::seconds)]
+    long_time_limit: Duration,
     /// Requests searched at the same time (default: all cores); others wait their turn.
     #[arg(long, value_name = "N", value_parser = limits::threads)]
     workers: Option<usize>,
@@ -105,6 +110,9 @@ pub struct ServeArgs {
 struct Service {
     engines: KeptEngines,
     time_limit: Duration,
+    /// The limit of a search asked to run longer, and whether one runs now.
+    long_time_limit: Duration,
+    long_search: AtomicBool,
     /// Answers given, by endpoint, rules and position: a user who undoes or reloads, or many who
     /// open the same start, are answered at once, after a restart too.
     answers: cache::AnswerCache,
@@ -206,21 +214,38 @@ fn search_error(err: SearchError, time_limit: Duration) -> ApiError {
     }
 }
 
-/// The query of `/position` and `/mainline`: `pos` (position text) and `rules` (a rule set name
-/// with optional overrides, default standard).
+/// The query of the position endpoints: `pos` (position text) and `rules` (a rule set name with
+/// optional overrides, default standard); where a search may be asked to run longer, `longer=1`.
 #[derive(Clone, Copy)]
 struct PositionQuery {
     position: Position,
     rules: Rules,
+    /// Search up to the service's long time limit instead of its time limit.
+    longer: bool,
 }
 
 impl PositionQuery {
     fn parse(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> Result<PositionQuery, ApiError> {
+        PositionQuery::parse_with(query, &["pos", "rules"])
+    }
+
+    /// The query of an endpoint that searches: `longer` allowed too.
+    fn parse_searched(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> Result<PositionQuery, ApiError> {
+        PositionQuery::parse_with(query, &["pos", "rules", "longer"])
+    }
+
+    fn parse_with(
+        query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+        allowed: &[&str],
+    ) -> Result<PositionQuery, ApiError> {
         let Query(pairs) = query.map_err(|err| ApiError::bad_request(err.body_text()))?;
         let mut params = HashMap::new();
         for (key, value) in pairs {
-            if !["pos", "rules"].contains(&key.as_str()) {
-                return Err(ApiError::bad_request(format!("unknown parameter '{key}': expected pos and rules")));
+            if !allowed.contains(&key.as_str()) {
+                return Err(ApiError::bad_request(format!(
+                    "unknown parameter '{key}': expected {}",
+                    allowed.join(", ")
+                )));
             }
             if params.insert(key.clone(), value).is_some() {
                 return Err(ApiError::bad_request(format!("parameter '{key}' given twice")));
@@ -235,7 +260,12 @@ impl PositionQuery {
             Some(name) => name.parse::<Rules>().map_err(|err| ApiError::bad_request(format!("bad rules: {err}")))?,
             None => Rules::STANDARD,
         };
-        Ok(PositionQuery { position, rules })
+        let longer = match params.get("longer").map(String::as_str) {
+            None | Some("0") => false,
+            Some("1") => true,
+            Some(other) => return Err(ApiError::bad_request(format!("longer={other}: expected 1 or 0"))),
+        };
+        Ok(PositionQuery { position, rules, longer })
     }
 }
 
@@ -274,6 +304,8 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
         )
         .with_layout(args.db.db_layout),
         time_limit: args.time_limit,
+        long_time_limit: args.long_time_limit,
+        long_search: AtomicBool::new(false),
         answers,
         index,
         in_flight: progress::InFlight::default(),
@@ -341,7 +373,7 @@ async fn position(
     State(service): State<Arc<Service>>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
-    service.answer("position", PositionQuery::parse(query)?, Service::analyse).await
+    service.answer("position", PositionQuery::parse_searched(query)?, Service::analyse).await
 }
 
 async fn mainline(
@@ -357,7 +389,7 @@ async fn proven_line(
     State(service): State<Arc<Service>>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
-    let PositionQuery { position, rules } = PositionQuery::parse(query)?;
+    let PositionQuery { position, rules, .. } = PositionQuery::parse(query)?;
     Ok(axum::Json(to_json(&service.index.proven_line(&rules, &position))))
 }
 
@@ -368,14 +400,14 @@ async fn keeping_move(
     State(service): State<Arc<Service>>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
-    service.answer("keeping-move", PositionQuery::parse(query)?, Service::keeping_move).await
+    service.answer("keeping-move", PositionQuery::parse_searched(query)?, Service::keeping_move).await
 }
 
 async fn openings(
     State(service): State<Arc<Service>>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
-    let PositionQuery { position, rules } = PositionQuery::parse(query)?;
+    let PositionQuery { position, rules, .. } = PositionQuery::parse(query)?;
     if let Some(table) = service.index.book().start(&rules, &position) {
         return Ok(axum::Json(to_json(table)));
     }
@@ -404,7 +436,7 @@ fn to_json(answer: &impl serde::Serialize) -> Value {
 /// `/moves`: every legal move with what it does and the position it leads to, no values: what a
 /// client replaying a game needs, never searched.
 async fn moves(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> Result<axum::Json<Value>, ApiError> {
-    let PositionQuery { position, rules } = PositionQuery::parse(query)?;
+    let PositionQuery { position, rules, .. } = PositionQuery::parse(query)?;
     Ok(axum::Json(to_json(&PositionMoves::new(&rules, &position))))
 }
 
@@ -414,7 +446,7 @@ async fn search_progress(
     State(service): State<Arc<Service>>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
-    let PositionQuery { position, rules } = PositionQuery::parse(query)?;
+    let PositionQuery { position, rules, .. } = PositionQuery::parse(query)?;
     Ok(axum::Json(to_json(&service.in_flight.report(rules, position))))
 }
 
@@ -460,6 +492,10 @@ impl Service {
             }
             _ => err,
         };
+        let _long_search = match query.longer {
+            true => Some(self.long_search()?),
+            false => None,
+        };
         let needs_search = self.blocking(move |service| service.needs_search(&query)).await?;
         let _worker = match needs_search {
             true => Some(self.searches.enter(self.time_limit).await.map_err(with_moves)?),
@@ -490,7 +526,7 @@ impl Service {
     /// Whether answering `query` takes a search: not for a finished game or a position the
     /// database holds (whose answer is a few probes, at most a layer's first reading).
     fn needs_search(&self, query: &PositionQuery) -> Result<bool, ApiError> {
-        let PositionQuery { position, rules } = query;
+        let PositionQuery { position, rules, .. } = query;
         if position.is_over(rules) {
             return Ok(false);
         }
@@ -503,15 +539,48 @@ impl Service {
         self.engines.get(rules, houses).map_err(|err| search_error(err, self.time_limit))
     }
 
-    /// One-thread searches over `kept` within the time limit, stopping if the client goes.
-    fn prepared(&self, rules: &Rules, kept: &Kept, cancel: &Cancel) -> Prepared {
-        self.engines.prepare(rules, kept, Instant::now() + self.time_limit).with_cancel(Arc::clone(&cancel.0))
+    /// One-thread searches over `kept` for `query` within its time limit, stopping if the client
+    /// goes.
+    fn prepared(&self, query: &PositionQuery, kept: &Kept, cancel: &Cancel) -> Prepared {
+        let deadline = Instant::now() + self.time_limit_of(query);
+        self.engines.prepare(&query.rules, kept, deadline).with_cancel(Arc::clone(&cancel.0))
+    }
+
+    /// How long `query` may search: the long time limit where it asks for more time.
+    fn time_limit_of(&self, query: &PositionQuery) -> Duration {
+        match query.longer {
+            true => self.long_time_limit.max(self.time_limit),
+            false => self.time_limit,
+        }
+    }
+
+    /// The one search that may run past the time limit, taken until the guard is dropped; 503
+    /// while another holds it.
+    fn long_search(&self) -> Result<LongSearch<'_>, ApiError> {
+        match self.long_search.compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) => Ok(LongSearch(&self.long_search)),
+            Err(_) => Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "another search is running past the time limit (one at a time): try again when it ends",
+            )),
+        }
+    }
+
+    /// A search's failure for `query` as HTTP; out of time within the time limit, it says how
+    /// long the client may ask a search to run (`longer=1`).
+    fn search_error(&self, err: SearchError, query: &PositionQuery) -> ApiError {
+        let timed_out = matches!(err, SearchError::TimeUp { .. });
+        let error = search_error(err, self.time_limit_of(query));
+        match timed_out && !query.longer && self.long_time_limit > self.time_limit {
+            true => error.with(&LongerOffer { longer_time_limit: self.long_time_limit.as_secs_f64() }),
+            false => error,
+        }
     }
 
     /// `/position`: the value for the side to move and every legal move's value, best first.
     fn analyse(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
-        let PositionQuery { position, rules } = query;
-        let prepared = self.prepared(rules, &self.engine(rules, position.houses())?, cancel);
+        let PositionQuery { position, rules, .. } = query;
+        let prepared = self.prepared(query, &self.engine(rules, position.houses())?, cancel);
         // A search registers its progress for /progress while it runs.
         let searched = !position.is_over(rules) && !prepared.holds(position);
         let registered = searched.then(|| self.in_flight.start(*rules, *position, "moves"));
@@ -523,13 +592,13 @@ impl Service {
         });
         match report {
             Ok(report) => Ok(to_json(&report)),
-            Err(Unanswered { error, known }) => Err(search_error(error, self.time_limit).with(&known)),
+            Err(Unanswered { error, known }) => Err(self.search_error(error, query).with(&known)),
         }
     }
 
     /// `/keeping-move`: a move that keeps the position's proven lower bound, by search.
     fn keeping_move(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
-        let PositionQuery { position, rules } = query;
+        let PositionQuery { position, rules, .. } = query;
         let no_bound = || {
             ApiError::new(
                 StatusCode::NOT_FOUND,
@@ -540,7 +609,7 @@ impl Service {
         if known.lower_proofs.is_empty() || known.bounds.lower <= -(position.total_seeds() as i32) {
             return Err(no_bound());
         }
-        let prepared = self.prepared(rules, &self.engine(rules, position.houses())?, cancel);
+        let prepared = self.prepared(query, &self.engine(rules, position.houses())?, cancel);
         let registered = Some(self.in_flight.start(*rules, *position, "moves"));
         let prepared = watched(prepared, &registered);
         match prepared.keeping_move(position, &known) {
@@ -549,15 +618,15 @@ impl Service {
                 StatusCode::INTERNAL_SERVER_ERROR,
                 format!("no move of {position} keeps the proven {}", known.bounds.lower),
             )),
-            Err(Unanswered { error, known }) => Err(search_error(error, self.time_limit).with(&known)),
+            Err(Unanswered { error, known }) => Err(self.search_error(error, query).with(&known)),
         }
     }
 
     /// `/mainline`: a perfect-play line from the position to the end of the game, one entry per
     /// sowing, with the position after each.
     fn mainline(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
-        let PositionQuery { position, rules } = query;
-        let prepared = self.prepared(rules, &self.engine(rules, position.houses())?, cancel);
+        let PositionQuery { position, rules, .. } = query;
+        let prepared = self.prepared(query, &self.engine(rules, position.houses())?, cancel);
         let searched = !position.is_over(rules) && !prepared.holds(position);
         let registered = searched.then(|| self.in_flight.start(*rules, *position, "line"));
         let prepared = watched(prepared, &registered);
@@ -604,6 +673,21 @@ impl Service {
             max_houses: kalah::board::MAX_HOUSES,
         }))
     }
+}
+
+/// Releases the long search's slot when dropped.
+struct LongSearch<'s>(&'s AtomicBool);
+
+impl Drop for LongSearch<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Told with a search out of time: the client may ask again with `longer=1` for this long.
+#[derive(serde::Serialize)]
+struct LongerOffer {
+    longer_time_limit: f64,
 }
 
 /// `/rules`: what the service offers.
