@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
+use crate::output::tell;
+
 /// The signals that ask a run to stop.
 pub struct StopSignals {
     interrupt: Signal,
@@ -55,7 +57,7 @@ pub fn stop_flag(what: &'static str) -> Arc<AtomicBool> {
             let first = signals.next().await;
             let since = std::time::Instant::now();
             raised.store(true, Ordering::Relaxed);
-            eprintln!("signal {first}: {what} (a second signal stops at once)");
+            tell!("signal {first}: {what} (a second signal stops at once)");
             loop {
                 let second = signals.next().await;
                 if since.elapsed() >= SAME_REQUEST {

@@ -19,7 +19,7 @@ use kalah::board::Side;
 use kalah::notation::{self, Notation};
 use kalah::rules::RULE_SETS;
 use kalah::{Game, ReplayFailure};
-use output::{describe_start, json_line, signed, write_stdout};
+use output::{describe_start, json_line, signed, tell, write_stdout};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -110,7 +110,7 @@ fn main() -> ExitCode {
             if err.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {}", error_text(&err));
+            tell!("error: {}", error_text(&err));
             ExitCode::from(if err.is::<InputError>() { 2 } else { 1 })
         }
     }

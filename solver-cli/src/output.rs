@@ -1,7 +1,18 @@
-//! Printing: stdout written whole (a closed pipe is no failure: `main` says so), and the small
-//! formats every command shares.
+//! Printing: stdout written whole (a closed pipe is no failure: `main` says so), messages on
+//! stderr that a closed stderr cannot turn into a panic, and the small formats every command
+//! shares.
 
 use std::io::Write;
+
+/// `eprintln!` that never panics: where stderr is a pipe whose reader has gone (`kalah ... 2>&1 |
+/// head -1`), the message is lost and the command goes on to its own end.
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+pub(crate) use tell;
 
 use kalah::Position;
 

@@ -13,7 +13,7 @@ use serde::Serialize;
 use kalah::engine::Load;
 
 use crate::args::{RulesArgs, SearchArgs, input_error, parse_start};
-use crate::output::{describe_start, json_line, signed, write_stdout};
+use crate::output::{describe_start, json_line, signed, tell, write_stdout};
 use crate::search::prepare;
 
 #[derive(Subcommand)]
@@ -290,10 +290,10 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
             let beside = if beside.as_os_str().is_empty() { Path::new(".") } else { beside };
             let (shared, skipped) = proof::shared::SharedBounds::from_proofs(beside, &spec, &args.dir);
             for why in skipped {
-                eprintln!("warning: not shared: {why}");
+                tell!("warning: not shared: {why}");
             }
             if !args.json && !shared.is_empty() {
-                eprintln!("sharing {} settled leaves of the proofs beside this one", shared.len());
+                tell!("sharing {} settled leaves of the proofs beside this one", shared.len());
             }
             shared
         }
@@ -312,7 +312,7 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
     let quiet = args.json;
     let report = proof::work(&args.dir, &mut tree, &mut search, &run_options, |task, tree| {
         if !quiet {
-            eprintln!("{}", task_line(clock, task, tree));
+            tell!("{}", task_line(clock, task, tree));
         }
     })?;
     let status = tree.status(5);
@@ -508,14 +508,14 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
 
 /// Tells on stderr of a leaf a check searched again: its place among the chosen, their count.
 fn tell_leaf(place: usize, count: usize, leaf: &proof::LeafSearch) {
-    eprintln!("leaf {}/{count}: {leaf}", place + 1);
+    tell!("leaf {}/{count}: {leaf}", place + 1);
 }
 
 /// Tells on stderr that the check of the proof in `dir` goes on from `earlier` leaves (if any).
 fn tell_resumed(dir: &Path, earlier: usize) {
     if earlier > 0 {
         let progress = dir.join(proof::check::CHECK_PROGRESS);
-        eprintln!("{}: {earlier} leaves searched again by an earlier check", progress.display());
+        tell!("{}: {earlier} leaves searched again by an earlier check", progress.display());
     }
 }
 
@@ -640,16 +640,16 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
     let clock = Instant::now();
     let report = proof::openings::drive(&drive, &mut search, &|event| match event {
         DriveEvent::TestBegun { turn, test, dir } => {
-            eprintln!("turn {turn}: testing >= {} in {}", signed(test), dir.display())
+            tell!("turn {turn}: testing >= {} in {}", signed(test), dir.display())
         }
-        DriveEvent::Task(task, tree) => eprintln!("{}", task_line(clock, task, tree)),
+        DriveEvent::Task(task, tree) => tell!("{}", task_line(clock, task, tree)),
         DriveEvent::Grown(dir, run) => {
-            eprintln!("{}: {} tasks, {} nodes, {}", dir.display(), run.tasks, run.nodes, proven_text(run.proven))
+            tell!("{}: {} tasks, {} nodes, {}", dir.display(), run.tasks, run.nodes, proven_text(run.proven))
         }
         DriveEvent::CheckResumed(dir, earlier) => tell_resumed(dir, earlier),
         DriveEvent::CheckLeaf(place, count, leaf) => tell_leaf(place, count, leaf),
-        DriveEvent::CheckStopped(dir, sampled) => eprintln!("{}: check stopped after {sampled} leaves", dir.display()),
-        DriveEvent::Checked(dir, heading) => eprintln!("{}: checked ({heading})", dir.display()),
+        DriveEvent::CheckStopped(dir, sampled) => tell!("{}: check stopped after {sampled} leaves", dir.display()),
+        DriveEvent::Checked(dir, heading) => tell!("{}: checked ({heading})", dir.display()),
     })?;
     let (map, tests, checks) = (report.map, report.tests, report.checks);
     if args.json {

@@ -25,7 +25,7 @@ use serde::Serialize;
 use crate::args::{DbArgs, RulesArgs, SearchArgs, input_error, parse_start};
 use crate::database::Bars;
 use crate::limits;
-use crate::output::{describe_start, json_line, signed, write_stdout};
+use crate::output::{describe_start, json_line, signed, tell, write_stdout};
 
 #[derive(Args)]
 pub struct SolveArgs {
@@ -97,18 +97,18 @@ impl Progress for Shown {
 
 impl Preparation for Shown {
     fn building(&self, dir: &std::path::Path, houses: usize, max_seeds: usize) {
-        eprintln!(
+        tell!(
             "building the endgame database for {houses} houses up to {max_seeds} seeds in {} (once; `kalah build` makes others)",
             dir.display()
         );
     }
 
     fn not_built(&self, dir: &std::path::Path, why: &DbError) {
-        eprintln!("warning: no database built in {} ({why}); searching without it", dir.display());
+        tell!("warning: no database built in {} ({why}); searching without it", dir.display());
     }
 
     fn limited(&self, dir: &std::path::Path, max_seeds: usize, all_seeds: usize, available: u64) {
-        eprintln!(
+        tell!(
             "warning: using {} up to {max_seeds} seeds, not {all_seeds}: the layers above do not fit in the {:.1} GB of memory available beside the search (exact all the same, only slower)",
             dir.display(),
             available as f64 / 1e9
@@ -140,7 +140,7 @@ impl RunProgress for Shown {
     }
 
     fn note(&self, message: &str) {
-        self.tasks.suspend(|| eprintln!("{message}"));
+        self.tasks.suspend(|| tell!("{message}"));
     }
 
     fn task_started(&self, description: &str) {
@@ -148,7 +148,7 @@ impl RunProgress for Shown {
     }
 
     fn task_unsettled(&self, description: &str, why: &str) {
-        self.tasks.suspend(|| eprintln!("{description}: {why}"));
+        self.tasks.suspend(|| tell!("{description}: {why}"));
     }
 
     fn task_done(&self) {
@@ -336,7 +336,7 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
                 && args.search.time_limit.is_none()
                 && let Some(note) = far_note(&prepared, &position)
             {
-                eprintln!("{note}");
+                tell!("{note}");
             }
             let searched = match watched {
                 true => report_watched(prepared, &position),

@@ -222,3 +222,28 @@ fn proofs_beside_each_other_share_their_settled_leaves() {
     assert!(!std::fs::read_to_string(alone.join("log.jsonl")).unwrap().contains("shared"));
     eprintln!("nodes with sharing {}, without {}", shared["run"]["nodes"], solo["run"]["nodes"]);
 }
+
+/// A closed pipe on stdout or stderr ends a command quietly, never in a panic (`kalah proof run
+/// ... 2>&1 | head -1`): the proof is still grown to its end and the exit is a success.
+#[test]
+fn a_closed_pipe_on_stdout_or_stderr_is_no_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    for closed in ["stdout", "stderr"] {
+        let dir = tmp.path().join(closed);
+        new_4x4(&dir, ">= 2");
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let mut command = Command::new(env!("CARGO_BIN_EXE_kalah"));
+        command.args(["proof", "run", dir.to_str().unwrap(), "--no-db", "--threads", "1", "--table-mb", "16"]);
+        let output = match closed {
+            "stdout" => command.stdout(writer).output(),
+            _ => command.stderr(writer).output(),
+        }
+        .unwrap();
+        let told = String::from_utf8_lossy(if closed == "stdout" { &output.stderr } else { &output.stdout });
+        assert_eq!(output.status.code(), Some(0), "{closed} closed: {told}");
+        assert!(!told.contains("panicked"), "{told}");
+        let status = json_of(&proof("status", &dir, &["--json"]));
+        assert_eq!(status["proven"], true, "grown to its end with {closed} closed: {status}");
+    }
+}

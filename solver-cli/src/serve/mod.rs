@@ -43,7 +43,7 @@ use serde_json::Value;
 
 use crate::args::{DbArgs, input_error};
 use crate::limits;
-use crate::output::{as_object, write_stdout};
+use crate::output::{as_object, tell, write_stdout};
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -293,7 +293,7 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
     let (answers, warnings) =
         cache::AnswerCache::open(cache_path.as_deref(), args.cache_answers).map_err(input_error)?;
     for warning in warnings {
-        eprintln!("warning: {warning}");
+        tell!("warning: {warning}");
     }
     let service = Arc::new(Service {
         engines: KeptEngines::new(
@@ -314,7 +314,7 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
     let limits =
         connections::ConnectionLimits { max_connections: args.max_connections, header_timeout: args.header_timeout };
     if args.preload {
-        service.engines.preload(|db| eprintln!("loading {} (up to {} seeds)", db.dir().display(), db.max_seeds()))?;
+        service.engines.preload(|db| tell!("loading {} (up to {} seeds)", db.dir().display(), db.max_seeds()))?;
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
@@ -507,7 +507,7 @@ impl Service {
         let value = self.blocking(move |service| compute(service, &query, &cancel)).await.map_err(with_moves)?;
         // (The cache keeps only the endpoints it can check on reload: not a keeping move.)
         if let Err(err) = self.answers.insert(key, value.clone()) {
-            eprintln!("warning: answer cache: {err}");
+            tell!("warning: answer cache: {err}");
         }
         Ok(axum::Json(value))
     }
