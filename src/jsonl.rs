@@ -3,7 +3,7 @@
 //! short by a kill; it is cut off when the log is opened again.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -64,9 +64,9 @@ impl Appender {
     /// Opens (or creates) the log at `path`, cutting off a last line left unfinished by a kill
     /// so that new records start on a line of their own.
     pub fn open(path: &Path) -> io::Result<Appender> {
+        crate::input::refuse_special(path)?;
         let mut file = OpenOptions::new().read(true).append(true).create(true).open(path)?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)?;
+        let bytes = crate::input::read_capped(&file, crate::input::LARGE_FILE_BYTES)?;
         let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1);
         if complete < bytes.len() {
             file.set_len(complete as u64)?;

@@ -57,6 +57,7 @@ pub mod database;
 pub mod engine;
 pub mod game;
 pub mod index;
+pub mod input;
 pub mod jobs;
 pub mod jsonl;
 pub mod lock;

@@ -51,7 +51,9 @@ impl FileLock {
             match file.try_lock() {
                 Ok(()) => {}
                 Err(TryLockError::WouldBlock) => {
-                    let pid = std::fs::read_to_string(&path).ok().and_then(|text| text.trim().parse().ok());
+                    let pid = crate::input::read_text(&path, crate::input::SMALL_FILE_BYTES)
+                        .ok()
+                        .and_then(|text| text.trim().parse().ok());
                     return Err(LockError::Held { path, pid });
                 }
                 Err(TryLockError::Error(err)) => return Err(io(err)),

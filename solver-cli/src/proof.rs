@@ -612,7 +612,7 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
     }
     let guesses: std::collections::HashMap<Turn, i32> = match &args.guesses {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
+            let text = kalah::input::read_text(path, kalah::input::SMALL_FILE_BYTES)
                 .map_err(|err| input_error(format!("--guesses {}: {err}", path.display())))?;
             kalah::published::opening_values(&text)
                 .map_err(|err| input_error(format!("--guesses {}: {err}", path.display())))?

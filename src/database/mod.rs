@@ -221,16 +221,16 @@ struct LayerFile {
 /// Refuses a path that exists but is not a regular file (symbolic links are followed); one that
 /// does not exist is left to the open that follows.
 fn regular_file(path: &Path) -> Result<(), DbError> {
-    match std::fs::metadata(path) {
-        Ok(metadata) if !metadata.is_file() => Err(DbError::NotAFile { path: path.to_path_buf() }),
-        _ => Ok(()),
-    }
+    crate::input::refuse_special(path).map_err(|source| match crate::input::is_not_regular(&source) {
+        true => DbError::NotAFile { path: path.to_path_buf() },
+        false => DbError::Io { path: path.to_path_buf(), source },
+    })
 }
 
 fn open_layer(path: &Path, rules: &Rules, houses: usize, seeds: usize) -> Result<(Header, File, u64), DbError> {
     let io = |source| DbError::Io { path: path.to_path_buf(), source };
     regular_file(path)?;
-    let mut file = File::open(path).map_err(|err| match err.kind() {
+    let mut file = crate::input::open(path).map_err(|err| match err.kind() {
         std::io::ErrorKind::NotFound => DbError::MissingLayer { path: path.to_path_buf(), seeds },
         _ => io(err),
     })?;
@@ -368,10 +368,11 @@ impl Database {
     pub fn open_dir(dir: &Path) -> Result<Database, DbError> {
         let path = layer_path(dir, 0);
         regular_file(&path)?;
-        let bytes = std::fs::read(&path).map_err(|source| match source.kind() {
-            std::io::ErrorKind::NotFound => DbError::NoDatabase { dir: dir.to_path_buf() },
-            _ => DbError::Io { path: path.clone(), source },
-        })?;
+        let bytes =
+            crate::input::read(&path, crate::input::LARGE_FILE_BYTES).map_err(|source| match source.kind() {
+                std::io::ErrorKind::NotFound => DbError::NoDatabase { dir: dir.to_path_buf() },
+                _ => DbError::Io { path: path.clone(), source },
+            })?;
         let (header, _) = Header::decode(&path, &bytes)?;
         let rules = header.parsed_rules(&path)?;
         Database::open_with(dir.to_path_buf(), rules, header.houses)

@@ -224,7 +224,7 @@ impl OpeningBook {
         files.sort();
         for file in files {
             let name = file.display().to_string();
-            let text = std::fs::read_to_string(&file)
+            let text = crate::input::read_text(&file, crate::input::LARGE_FILE_BYTES)
                 .map_err(|err| BookError { file: name.clone(), message: err.to_string() })?;
             let is_lines = file.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("lines-"));
             match is_lines {

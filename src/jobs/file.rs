@@ -209,7 +209,7 @@ pub struct Job {
 impl Job {
     /// Reads and checks a job file.
     pub fn load(path: &Path) -> Result<Job, JobError> {
-        let text = std::fs::read_to_string(path).map_err(io_error(path))?;
+        let text = crate::input::read_text(path, crate::input::SMALL_FILE_BYTES).map_err(io_error(path))?;
         let stem = path.file_stem().map_or("job".into(), |s| s.to_string_lossy().into_owned());
         Job::parse(&stem, &text).map_err(|message| JobError::Invalid { path: path.to_path_buf(), message })
     }

@@ -221,13 +221,12 @@ fn write_cells(path: &Path, rules: &Rules, earlier: &[Cell], cells: &[Cell]) -> 
 /// The cells of the grid file at `path` (none if there is no file), which must be `rules`'.
 fn read_cells(path: &Path, rules: &Rules) -> Result<Vec<Cell>, JobError> {
     let invalid = |message: String| JobError::Invalid { path: path.to_path_buf(), message };
-    let mut reader = match csv::Reader::from_path(path) {
-        Ok(reader) => reader,
-        Err(err) if matches!(err.kind(), csv::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound) => {
-            return Ok(Vec::new());
-        }
+    let text = match crate::input::read_text(path, crate::input::LARGE_FILE_BYTES) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(err) => return Err(invalid(err.to_string())),
     };
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
     let mut cells = Vec::new();
     for (line, record) in reader.records().enumerate() {
         let record = record.map_err(|err| invalid(err.to_string()))?;

@@ -134,7 +134,7 @@ impl Proofs {
     /// Adds every record of the log at `path` (a missing file adds nothing). A last line without
     /// its newline was cut short by a kill and is ignored.
     pub(crate) fn read_log(&mut self, path: &Path) -> Result<(), JobError> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::input::read_text(path, crate::input::LARGE_FILE_BYTES) {
             Ok(text) => text,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(source) => return Err(JobError::Io { path: path.to_path_buf(), source }),

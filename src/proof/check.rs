@@ -131,7 +131,7 @@ impl<'s, 'db> Resample<'s, 'db> {
         mut tell: impl FnMut(usize, usize, &LeafSearch) + 's,
     ) -> Result<usize, ProofError> {
         let path = dir.join(CHECK_PROGRESS);
-        let earlier = match resume.then(|| std::fs::read_to_string(&path)) {
+        let earlier = match resume.then(|| crate::input::read_text(&path, crate::input::LARGE_FILE_BYTES)) {
             Some(Ok(text)) => crate::jsonl::parse_complete_lines::<LeafSearch>(&path, &text, 1)?.0,
             None => Vec::new(),
             Some(Err(err)) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),

@@ -8,8 +8,7 @@
 //! [`ProofError::Conflict`].
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -223,14 +222,13 @@ impl Tail {
 
     /// The records of the lines completed since the last call (none if the file is missing).
     pub(crate) fn read_new(&mut self) -> Result<Vec<Record>, ProofError> {
-        let mut file = match File::open(&self.path) {
+        let mut file = match crate::input::open(&self.path) {
             Ok(file) => file,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(source) => return Err(ProofError::Io { path: self.path.clone(), source }),
         };
         file.seek(SeekFrom::Start(self.offset)).map_err(io_error(&self.path))?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io_error(&self.path))?;
+        let bytes = crate::input::read_capped(&file, crate::input::LARGE_FILE_BYTES).map_err(io_error(&self.path))?;
         let text = String::from_utf8_lossy(&bytes);
         let (records, used) = crate::jsonl::parse_complete_lines::<Record>(&self.path, &text, self.lines)?;
         self.lines += text[..used].lines().count();
@@ -298,7 +296,7 @@ pub(crate) fn task_notes_in(dir: &Path) -> Result<HashMap<PathBuf, Position>, Pr
             continue;
         }
         // A note being replaced, or one without a position, says nothing.
-        if let Ok(text) = std::fs::read_to_string(&path)
+        if let Ok(text) = crate::input::read_text(&path, crate::input::SMALL_FILE_BYTES)
             && let Ok(position) = parse_position(text.trim())
         {
             notes.insert(PathBuf::from(log), position);

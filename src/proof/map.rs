@@ -155,7 +155,7 @@ pub fn lock_map(stem: &Path) -> Result<crate::lock::FileLock, String> {
 /// lock from before they read the proofs until this returns.
 pub fn write_map(stem: &Path, result: ItemResult) -> Result<(), String> {
     let jsonl = crate::jobs::with_suffix(stem, ".jsonl");
-    let mut results: Vec<ItemResult> = match std::fs::read_to_string(&jsonl) {
+    let mut results: Vec<ItemResult> = match crate::input::read_text(&jsonl, crate::input::LARGE_FILE_BYTES) {
         Ok(text) => text
             .lines()
             .filter(|line| !line.trim().is_empty())

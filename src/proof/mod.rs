@@ -189,7 +189,7 @@ impl Spec {
     /// Reads `DIR/proof.toml`.
     pub fn load(dir: &Path) -> Result<Spec, ProofError> {
         let path = spec_path(dir);
-        let text = std::fs::read_to_string(&path).map_err(io_error(&path))?;
+        let text = crate::input::read_text(&path, crate::input::SMALL_FILE_BYTES).map_err(io_error(&path))?;
         let invalid = |message: String| ProofError::Invalid { path: path.clone(), message };
         let file: SpecFile = toml::from_str(&text).map_err(|err| invalid(err.message().to_string()))?;
         let rules: Rules = file.rules.parse().map_err(|err: crate::rules::UnknownRule| invalid(err.to_string()))?;

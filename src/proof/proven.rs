@@ -125,7 +125,8 @@ fn transcripts(dir: &Path) -> Result<Vec<String>, String> {
         })
         .collect();
     paths.sort();
-    paths.iter().map(|path| std::fs::read_to_string(path).map_err(|err| format!("{}: {err}", path.display()))).collect()
+    let read = |path: &PathBuf| crate::input::read_text(path, crate::input::SMALL_FILE_BYTES);
+    paths.iter().map(|path| read(path).map_err(|err| format!("{}: {err}", path.display()))).collect()
 }
 
 /// Every proof directory under `root` (those with a `proof.toml`), by name.

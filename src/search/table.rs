@@ -381,7 +381,7 @@ impl Table {
             _ => SnapshotError::Io { path: path.to_path_buf(), source },
         };
         let unusable = |reason: String| SnapshotError::Unusable { path: path.to_path_buf(), reason };
-        let mut file = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(path).map_err(io)?);
+        let mut file = std::io::BufReader::with_capacity(1 << 20, crate::input::open(path).map_err(io)?);
         let mut word = [0u8; 8];
         let mut read_word = |file: &mut std::io::BufReader<std::fs::File>| -> Result<u64, SnapshotError> {
             file.read_exact(&mut word).map_err(io)?;

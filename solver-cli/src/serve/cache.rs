@@ -183,9 +183,13 @@ struct Lines {
 /// The cache file at `path` (nothing when there is none, or it is empty). The outer `Err`
 /// refuses a file that is not a cache; the inner one is a file that cannot be read.
 fn read(path: &Path) -> Result<std::io::Result<Lines>, String> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match kalah::input::read(path, kalah::input::LARGE_FILE_BYTES) {
         Ok(bytes) => bytes,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Ok(Lines::default())),
+        // A pipe or a device is no cache, and no file to write answers to either.
+        Err(err) if kalah::input::is_not_regular(&err) || err.kind() == std::io::ErrorKind::FileTooLarge => {
+            return Err(format!("--cache {}: {err}; name another file, or --no-cache", path.display()));
+        }
         Err(err) => return Ok(Err(err)),
     };
     let not_a_cache = || {
