@@ -378,23 +378,37 @@ impl Database {
         Database::open_with(dir.to_path_buf(), rules, header.houses)
     }
 
-    /// Every database directory under `root`, sorted by name.
+    /// Every database directory under `root`, sorted by name. A directory, or its first layer,
+    /// that is there but cannot be looked at is an error, never a database left out in silence.
     pub fn list(root: &Path) -> Result<Vec<PathBuf>, DbError> {
+        let io = |path: &Path, source| DbError::Io { path: path.to_path_buf(), source };
         let entries = std::fs::read_dir(root).map_err(|source| match source.kind() {
             std::io::ErrorKind::NotFound => DbError::NoDatabase { dir: root.to_path_buf() },
             _ => DbError::Io { path: root.to_path_buf(), source },
         })?;
-        let mut dirs: Vec<PathBuf> = entries
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|path| layer_path(path, 0).exists())
-            .collect();
+        let mut dirs = Vec::new();
+        for entry in entries {
+            let path = entry.map_err(|source| io(root, source))?.path();
+            // What is at a path (nothing when nothing is), or why it cannot be looked at.
+            let look = |path: &Path| match std::fs::metadata(path) {
+                Ok(metadata) => Ok(Some(metadata)),
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(err) => Err(io(path, err)),
+            };
+            if look(&path)?.is_some_and(|metadata| metadata.is_dir()) && look(&layer_path(&path, 0))?.is_some() {
+                dirs.push(path);
+            }
+        }
         dirs.sort();
         Ok(dirs)
     }
 
     fn open_with(dir: PathBuf, rules: Rules, houses: usize) -> Result<Database, DbError> {
         let entries = std::fs::read_dir(&dir).map_err(|source| match source.kind() {
-            std::io::ErrorKind::NotFound => DbError::NoDatabase { dir: dir.clone() },
+            // Nothing there, or a file on the way (`--db` naming a file): no database.
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => {
+                DbError::NoDatabase { dir: dir.clone() }
+            }
             _ => DbError::Io { path: dir.clone(), source },
         })?;
         let largest = entries

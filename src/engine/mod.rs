@@ -158,8 +158,9 @@ pub(crate) fn database_for(
         // Under cycles a small database is extended below to cover the position: the search
         // through repetitions keeps no line-dependent result, so it pays to avoid it.
         Ok(db) if !rules.has_cycles() || db.max_seeds() >= needed => return load(db),
-        // None there, or none readable: a database is built below when it pays.
-        Ok(_) | Err(DbError::NoDatabase { .. } | DbError::Io { .. }) => {}
+        // None there: one is built below when it pays. One there that cannot be read is an
+        // error, never a search without it in silence.
+        Ok(_) | Err(DbError::NoDatabase { .. }) => {}
         Err(err) => return Err(err),
     }
     // The ways to spread the seeds over the houses track what a search without a database costs:

@@ -1,6 +1,8 @@
 //! Something other than a regular file where the program reads a file (a pipe, a link to
 //! `/dev/zero`): refused at once, with a message that names it and a non-zero exit, never a hang
-//! or memory filled (issue 77, case 1). Unix only: pipes are made with `mkfifo`.
+//! or memory filled (issue 77, case 1). A database that is there but cannot be read: an error,
+//! never a search without it in silence (case 2). Unix only: pipes are made with `mkfifo`, and
+//! what cannot be read is a link to itself (a `chmod 000` stops no test run as root).
 #![cfg(unix)]
 
 use std::path::Path;
@@ -109,4 +111,33 @@ fn a_job_file_that_is_a_pipe_is_refused() {
         &kalah_in_time(&["run", job.to_str().unwrap(), "--no-db", "--results", results.to_str().unwrap()]),
         "job.toml",
     );
+}
+
+#[test]
+fn a_database_that_cannot_be_read_is_an_error_never_searched_without() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("db");
+    let db_text = db.to_str().unwrap();
+    let build = kalah_in_time(&["build", "--houses", "4", "--max-seeds", "8", "--db", db_text]);
+    assert!(build.status.success(), "{}", String::from_utf8_lossy(&build.stderr));
+    let position = "2 2 1 1 0 0 1 1 0 0 S";
+    let answered = kalah_in_time(&["query", "--db", db_text, position]);
+    assert!(String::from_utf8_lossy(&answered.stdout).contains("from the database"));
+    let layer = db.join("4h-standard/layer-03.kdb");
+    std::fs::remove_file(&layer).unwrap();
+    std::os::unix::fs::symlink(&layer, &layer).unwrap();
+    for args in [vec!["query", "--db", db_text, position], vec!["info", "--db", db_text]] {
+        let output = kalah_in_time(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success() && stderr.contains("layer-03.kdb"), "{args:?}: {stderr}");
+    }
+    // The database's directory itself.
+    let dir = db.join("4h-standard");
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(&dir, &dir).unwrap();
+    for args in [vec!["query", "--db", db_text, position], vec!["info", "--db", db_text]] {
+        let output = kalah_in_time(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success() && stderr.contains("4h-standard"), "{args:?}: {stderr}");
+    }
 }
