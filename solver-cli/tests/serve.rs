@@ -541,6 +541,31 @@ fn a_cache_file_that_is_not_a_cache_is_refused_and_kept() {
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "a user's own notes\n");
 }
 
+/// One cache file, one writer: a second service on the same file is refused at start, naming
+/// the first (two used to append to it and lose each other's answers).
+#[test]
+fn a_second_service_on_one_cache_file_is_refused_naming_the_first() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = root.path().join("shared.jsonl");
+    let cache_text = cache.to_str().unwrap();
+    let first = Server::start(root.path(), &["--cache", cache_text]);
+    let (status, _) = get_json(&agent(), &format!("{}/api/v1/position", first.url), &[("pos", "3 3 3 0 3 3 3 0 S")]);
+    assert_eq!(status, 200);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--db", root.path().to_str().unwrap(), "--cache", cache_text])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("shared.jsonl.lock is held by process") && err.contains("--no-cache"), "{err}");
+    assert_eq!(std::fs::read_to_string(&cache).unwrap().lines().count(), 2, "the first's answer kept");
+    drop(first);
+    // Once the first has gone, the file is free.
+    let second = Server::start(root.path(), &["--cache", cache_text]);
+    let (_, again) = get_json(&agent(), &format!("{}/api/v1/position", second.url), &[("pos", "3 3 3 0 3 3 3 0 S")]);
+    assert_eq!(again["cached"], true, "{again}");
+}
+
 /// Every key of `value`, objects' keys with their path, arrays' entries' keys under `[]`.
 fn keys(value: &Value, path: &str, found: &mut std::collections::BTreeSet<String>) {
     match value {

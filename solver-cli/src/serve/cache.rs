@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 use kalah::jsonl::Appender;
+use kalah::lock::{FileLock, LockError};
 use kalah::{Position, Rules};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -62,18 +63,33 @@ struct CacheFile {
 pub struct AnswerCache {
     held: Mutex<Held>,
     capacity: usize,
+    /// One writer a cache file: held for the service's lifetime (`FILE.lock` beside it).
+    _lock: Option<FileLock>,
 }
 
 impl AnswerCache {
     /// A cache of at most `capacity` answers, kept in the file at `path` when one is given, with
-    /// the sound answers already there. `Err` when the file is not a cache (it is left alone). A
-    /// file that cannot be read or written leaves a cache in memory only; the warnings say why,
-    /// and name every line dropped.
+    /// the sound answers already there. `Err` when the file is not a cache (it is left alone) or
+    /// another service holds it (`FILE.lock` names the process). A file that cannot be read or
+    /// written leaves a cache in memory only; the warnings say why, and name every line dropped.
     pub fn open(path: Option<&Path>, capacity: usize) -> Result<(AnswerCache, Vec<String>), String> {
         let mut held = Held { answers: HashMap::new(), order: VecDeque::new(), file: None };
         let capacity = capacity.max(1);
         let mut warnings = Vec::new();
+        let mut lock = None;
         if let Some(path) = path {
+            // Two services appending to one file lose each other's answers on the first rewrite.
+            match FileLock::beside(path) {
+                Ok(taken) => lock = Some(taken),
+                Err(err @ LockError::Held { .. }) => {
+                    return Err(format!(
+                        "--cache {}: {err}: one service a cache file; name another with --cache, or --no-cache",
+                        path.display()
+                    ));
+                }
+                // A directory that cannot be written to: neither can the cache, said below.
+                Err(LockError::Io { .. }) => {}
+            }
             let in_memory = |err: &dyn std::fmt::Display| {
                 format!("answer cache {}: {err}; answers are kept in memory only", path.display())
             };
@@ -94,7 +110,7 @@ impl AnswerCache {
                 Err(err) => warnings.push(in_memory(&err)),
             }
         }
-        Ok((AnswerCache { held: Mutex::new(held), capacity }, warnings))
+        Ok((AnswerCache { held: Mutex::new(held), capacity, _lock: lock }, warnings))
     }
 
     /// The answer kept for `key`.
