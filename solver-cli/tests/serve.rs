@@ -541,6 +541,42 @@ fn a_cache_file_that_is_not_a_cache_is_refused_and_kept() {
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "a user's own notes\n");
 }
 
+/// The cache stands in for a search only: an answer the database holds is never taken from it,
+/// though a cached one were there and edited to look sound (issue 77: a database position's
+/// value edited from 8 to 10 was served after a restart, `cached: true`).
+#[test]
+fn the_database_answers_before_the_cache() {
+    let root = tempfile::tempdir().unwrap();
+    build_database(root.path(), DATABASE_SEEDS);
+    let position = "1 1 1 1 0 1 1 1 1 0 S";
+    let url = |server: &Server| format!("{}/api/v1/position", server.url);
+    let truth = {
+        let server = Server::start(root.path(), &[]);
+        let (status, truth) = get_json(&agent(), &url(&server), &[("pos", position)]);
+        assert_eq!((status, truth["source"].as_str()), (200, Some("database")), "{truth}");
+        truth
+    };
+    // The answer, every value two more: as the cache's check on reading sees it, sound.
+    let mut forged = truth.clone();
+    forged["value"] = Value::from(truth["value"].as_i64().unwrap() + 2);
+    for entry in forged["moves"].as_array_mut().unwrap() {
+        entry["value"] = Value::from(entry["value"].as_i64().unwrap() + 2);
+    }
+    let cache = root.path().join("answers.jsonl");
+    let header = r#"{"format":"kalah answer cache","version":1}"#;
+    let record =
+        serde_json::json!({"endpoint": "position", "rules": "standard", "position": position, "answer": forged});
+    std::fs::write(&cache, format!("{header}\n{record}\n")).unwrap();
+    let server = Server::start(root.path(), &[]);
+    let (status, served) = get_json(&agent(), &url(&server), &[("pos", position)]);
+    assert_eq!(status, 200);
+    assert_eq!(
+        (served["value"].clone(), served["cached"].as_bool()),
+        (truth["value"].clone(), Some(false)),
+        "{served}"
+    );
+}
+
 /// One cache file, one writer: a second service on the same file is refused at start, naming
 /// the first (two used to append to it and lose each other's answers).
 #[test]
@@ -620,7 +656,9 @@ fn query_and_the_api_give_the_same_answer_with_the_same_keys() {
         assert_eq!(without_time(query), without_time(api), "{position}");
     }
     assert!(
-        std::fs::read_dir(root.path()).unwrap().all(|entry| entry.unwrap().file_name() == "answers.jsonl"),
+        std::fs::read_dir(root.path()).unwrap().all(
+            |entry| ["answers.jsonl", "answers.jsonl.lock"].contains(&entry.unwrap().file_name().to_str().unwrap())
+        ),
         "no database built"
     );
 }

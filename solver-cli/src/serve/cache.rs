@@ -18,7 +18,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use kalah::jsonl::Appender;
 use kalah::lock::{FileLock, LockError};
-use kalah::{Position, Rules};
+use kalah::{Position, Rules, Side};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -250,8 +250,9 @@ fn read(path: &Path) -> Result<std::io::Result<Lines>, String> {
 /// served again: a `/position` answer lists exactly the legal moves, each leading where the rules
 /// say, its value the best move's (or the final margin of a finished game), and every value within
 /// what the seeds on the board allow, of their parity where values share it; a `/mainline`
-/// answer's line is played by the rules from the position. (A value can still be wrong in a way
-/// only a search would tell: what this catches is an answer that cannot be right.)
+/// answer's line is played by the rules from the position and ends the game where it says, at the
+/// margin and value it carries. (A value can still be wrong in a way only a search would tell:
+/// what this catches is an answer that cannot be right.)
 pub fn sound(key: &Key, answer: &Value) -> Result<(), String> {
     let (endpoint, rules, position) = key;
     let number = |v: &Value, what: &str| v.as_i64().map(|v| v as i32).ok_or(format!("{what} is not a number"));
@@ -282,7 +283,7 @@ pub fn sound(key: &Key, answer: &Value) -> Result<(), String> {
         for entry in answer["line"].as_array().unwrap_or(&no_moves) {
             at = play(&at, entry)?;
         }
-        return Ok(());
+        return line_end_sound(answer, rules, position, &at);
     }
     let value = possible(number(&answer["value"], "the value")?, "the value")?;
     let moves = answer["moves"].as_array().unwrap_or(&no_moves);
@@ -308,6 +309,30 @@ pub fn sound(key: &Key, answer: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether a cached line, replayed from `position` to `end`, ends where it says, with the margin
+/// and the value it says: a line that comes back to a position (clockwise sowing) carries no end
+/// margin, and any other must end the game.
+fn line_end_sound(answer: &Value, rules: &Rules, position: &Position, end: &Position) -> Result<(), String> {
+    if answer["end"].as_str() != Some(end.to_string().as_str()) {
+        return Err("the line does not end where it says".to_string());
+    }
+    if answer["repeats"] == Value::Bool(true) {
+        return Ok(());
+    }
+    if !end.is_over(rules) || answer["game_over"] != Value::Bool(true) {
+        return Err("the line does not end the game".to_string());
+    }
+    let for_south = |side: Side, margin: i32| if side == Side::South { margin } else { -margin };
+    let south = for_south(end.to_move(), end.final_margin(rules));
+    if answer["south_margin"].as_i64() != Some(i64::from(south)) {
+        return Err(format!("the line ends at South's margin {south}, not the one it carries"));
+    }
+    if answer["value"].as_i64() != Some(i64::from(for_south(position.to_move(), south))) {
+        return Err("the line's value is not the margin it ends at".to_string());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,9 +342,18 @@ mod tests {
         serde_json::from_str(text).unwrap()
     }
 
+    /// A finished Kalah(2,n) position's line: South, to move, has no seeds left.
     fn key(n: u32) -> Key {
-        let position = kalah::parse_position(&format!("{n} 1 0 1 1 0 S")).unwrap();
+        let position = kalah::parse_position(&format!("0 0 {n} 1 1 0 S")).unwrap();
         ("mainline", Rules::STANDARD, position)
+    }
+
+    /// `key(n)`'s sound line: no moves, the game over at South's margin n - 2.
+    fn finished(n: u32) -> Value {
+        let (end, margin) = (key(n).2, n as i32 - 2);
+        stored(&format!(
+            r#"{{"line":[],"end":"{end}","game_over":true,"repeats":false,"south_margin":{margin},"value":{margin}}}"#
+        ))
     }
 
     fn open(path: &Path, capacity: usize) -> (AnswerCache, Vec<String>) {
@@ -333,7 +367,7 @@ mod tests {
         let (cache, warnings) = open(&path, 3);
         assert!(warnings.is_empty(), "{warnings:?}");
         for n in 1..=7 {
-            cache.insert(key(n), stored(&format!(r#"{{"value":{n}}}"#))).unwrap();
+            cache.insert(key(n), finished(n)).unwrap();
         }
         assert_eq!(cache.len(), 3);
         assert_eq!(cache.get(&key(1)), None);
@@ -345,8 +379,8 @@ mod tests {
         std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"endpoint\":\"pos").unwrap();
         let (cache, warnings) = open(&path, 3);
         assert!(warnings.is_empty(), "{warnings:?}");
-        assert_eq!(cache.get(&key(7)), Some(stored(r#"{"value":7}"#)));
-        assert_eq!(cache.get(&key(5)), Some(stored(r#"{"value":5}"#)));
+        assert_eq!(cache.get(&key(7)), Some(finished(7)));
+        assert_eq!(cache.get(&key(5)), Some(finished(5)));
         assert_eq!(cache.get(&key(4)), None);
     }
 
@@ -365,15 +399,16 @@ mod tests {
                 endpoint: "mainline".to_string(),
                 rules: "standard".to_string(),
                 position: key(5).2.to_string(),
-                answer: stored(r#"{"line":[]}"#),
+                answer: finished(5),
             })
             .unwrap()
         );
         std::fs::write(&path, &legacy).unwrap();
         let (cache, warnings) = open(&path, 10);
         assert!(warnings.is_empty(), "{warnings:?}");
-        assert_eq!(cache.get(&key(5)), Some(stored(r#"{"line":[]}"#)));
+        assert_eq!(cache.get(&key(5)), Some(finished(5)));
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().next(), Some(HEADER));
+        drop(cache);
         // An empty file becomes a cache; one that cannot be written keeps answers in memory.
         std::fs::write(&path, "").unwrap();
         let (cache, warnings) = open(&path, 10);
@@ -392,7 +427,7 @@ mod tests {
         let path = dir.path().join("answers.jsonl");
         let (cache, _) = open(&path, 10);
         for n in 1..=4 {
-            cache.insert(key(n), stored(r#"{"line":[]}"#)).unwrap();
+            cache.insert(key(n), finished(n)).unwrap();
         }
         // Kalah(1,1) with South to move: its one move ends the game, worth 0 for the mover.
         let start = kalah::parse_position("1 0 1 0 S").unwrap();
@@ -433,9 +468,24 @@ mod tests {
             let err = sound(&position, &forged).unwrap_err();
             assert!(err.contains(why), "{forged}: {err}");
         }
-        let line = stored(&format!(r#"{{"line":[{{"move":1,"position":"{after}"}}]}}"#));
-        assert!(sound(&("mainline", Rules::STANDARD, start), &line).is_ok());
-        let line = stored(&format!(r#"{{"line":[{{"move":1,"position":"{start}"}}]}}"#));
-        assert!(sound(&("mainline", Rules::STANDARD, start), &line).is_err());
+        // A line is played by the rules, and ends where it says, at the margin and value it says.
+        let line = |to: &str, end: &str, margin: i32| {
+            stored(&format!(
+                r#"{{"line":[{{"move":1,"position":"{to}"}}],"end":"{end}","game_over":true,"south_margin":{margin},"value":{margin}}}"#
+            ))
+        };
+        let (after, mainline) = (after.to_string(), ("mainline", Rules::STANDARD, start));
+        assert!(sound(&mainline, &line(&after, &after, 0)).is_ok());
+        let defects = [
+            (line(&start.to_string(), &after, 0), "does not lead where the rules say"),
+            (line(&after, &start.to_string(), 0), "does not end where it says"),
+            (line(&after, &after, 2), "not the one it carries"),
+        ];
+        for (forged, why) in defects {
+            let err = sound(&mainline, &forged).unwrap_err();
+            assert!(err.contains(why), "{forged}: {err}");
+        }
+        let unfinished = stored(r#"{"line":[],"end":"1 0 1 0 S","game_over":false,"value":0}"#);
+        assert!(sound(&mainline, &unfinished).unwrap_err().contains("does not end the game"));
     }
 }

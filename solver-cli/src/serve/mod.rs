@@ -482,31 +482,32 @@ impl Service {
         {
             return Ok(axum::Json(to_json(&line)));
         }
-        if let Some(mut value) = self.answers.get(&key) {
-            value["cached"] = Value::Bool(true);
-            return Ok(axum::Json(value));
-        }
         let with_moves = |err: ApiError| match err.status {
             StatusCode::SERVICE_UNAVAILABLE => {
                 err.with(&Playable { moves: answer::legal_moves(&query.rules, &query.position) })
             }
             _ => err,
         };
-        let _long_search = match query.longer {
-            true => Some(self.long_search()?),
-            false => None,
-        };
+        // The cache stands in for a search only: what the database or the rules answer at once is
+        // answered from them, never from a file that may have been changed.
         let needs_search = self.blocking(move |service| service.needs_search(&query)).await?;
-        let _worker = match needs_search {
-            true => Some(self.searches.enter(self.time_limit).await.map_err(with_moves)?),
-            false => None,
+        if needs_search && let Some(mut value) = self.answers.get(&key) {
+            value["cached"] = Value::Bool(true);
+            return Ok(axum::Json(value));
+        }
+        let (_long_search, _worker) = match needs_search {
+            true => (
+                query.longer.then(|| self.long_search()).transpose()?,
+                Some(self.searches.enter(self.time_limit).await.map_err(with_moves)?),
+            ),
+            false => (None, None),
         };
         // A client that goes away drops this future, and with it the guard that cancels the search.
         let cancel = Cancel::default();
         let _cancel_on_drop = cancel.on_drop();
         let value = self.blocking(move |service| compute(service, &query, &cancel)).await.map_err(with_moves)?;
         // (The cache keeps only the endpoints it can check on reload: not a keeping move.)
-        if let Err(err) = self.answers.insert(key, value.clone()) {
+        if needs_search && let Err(err) = self.answers.insert(key, value.clone()) {
             tell!("warning: answer cache: {err}");
         }
         Ok(axum::Json(value))
