@@ -457,6 +457,8 @@ fn status_text(status: &Status) -> String {
 }
 
 fn check(args: &CheckArgs) -> anyhow::Result<String> {
+    // (The digest before the records: a transcript never names records its check did not see.)
+    let logs = proof::log::logs_digest(&args.dir)?;
     let (tree, records) = load(&args.dir)?;
     let spec = tree.spec().clone();
     let seed = args.seed.unwrap_or_else(proof::check::clock_seed);
@@ -477,7 +479,8 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
         }
         None => None,
     };
-    let report = proof::check(&spec, &records, resample)?;
+    let mut report = proof::check(&spec, &records, resample)?;
+    report.problems.extend(proof::shared::disagreeing_shared_leaves(&args.dir, &spec, &records));
     anyhow::ensure!(
         !report.interrupted,
         "the check of {} stopped after {} leaves, kept in {}: go on with --resume",
@@ -494,7 +497,7 @@ fn check(args: &CheckArgs) -> anyhow::Result<String> {
             report: &report,
         })?
     } else {
-        report.transcript(&spec, seed)
+        report.transcript(&spec, seed, &logs)
     };
     if !report.passed() {
         write_stdout(&text)?;

@@ -82,7 +82,8 @@ fn checked_proofs_are_mapped_onto_the_first_turns_and_served() {
     kalah(&["proof", "map", "4x4", "--proofs", proofs_arg, "--out", stem.to_str().unwrap()]);
     assert_eq!(std::fs::read_to_string(stem.with_extension("jsonl")).unwrap().lines().count(), 1);
 
-    // The service serves the map from its book: the start and a position within a first turn.
+    // The service serves the map given with --book, the start and a position within a first
+    // turn, as the file's claim: it has not checked the proofs the file names (issue 77).
     let server = Server::start(tmp.path(), &["--book", stem.parent().unwrap().to_str().unwrap()]);
     let client = agent();
     let url = format!("{}/api/v1/position", server.url);
@@ -90,8 +91,10 @@ fn checked_proofs_are_mapped_onto_the_first_turns_and_served() {
     assert_eq!(status, 200, "{start}");
     assert_eq!(
         (start["source"].as_str(), start["value"].as_i64(), start["wdl"].as_str()),
-        (Some("proof"), Some(2), Some("win"))
+        (Some("claimed"), Some(2), Some("win"))
     );
+    let named = start["lower_proofs"][0].as_str().unwrap();
+    assert!(named.contains("ge-2 (claimed by ") && named.ends_with(", not checked here)"), "{start}");
     let one = start["moves"].as_array().unwrap().iter().find(|m| m["move"] == 1).unwrap();
     assert_eq!(
         (one["extra_turn"].as_bool(), one["best"].as_bool(), one["value"].as_i64()),
@@ -100,11 +103,11 @@ fn checked_proofs_are_mapped_onto_the_first_turns_and_served() {
     let (status, within) = get_json(&client, &url, &[("pos", one["position"].as_str().unwrap())]);
     assert_eq!(
         (status, within["source"].as_str(), within["value"].as_i64()),
-        (200, Some("proof"), Some(2)),
+        (200, Some("claimed"), Some(2)),
         "{within}"
     );
     let (status, table) = get_json(&client, &format!("{}/api/v1/openings", server.url), &[("pos", "4x4")]);
-    assert_eq!((status, table["source"].as_str(), table["value"].as_i64()), (200, Some("proof"), Some(2)), "{table}");
+    assert_eq!((status, table["source"].as_str(), table["value"].as_i64()), (200, Some("claimed"), Some(2)), "{table}");
 }
 
 #[test]
@@ -342,4 +345,53 @@ fn a_proof_that_cannot_be_read_stops_the_map_and_the_index() {
     let kept_going = json_of(&kalah(&[&map[..], &["--keep-going", "--json"]].concat()));
     assert!(kept_going["not_counted"][0]["why"].as_str().unwrap().starts_with("cannot be read"), "{kept_going}");
     assert!(root.path().join("map.jsonl").exists());
+}
+
+/// A check transcript counts only for the logs it checked (their digest), and a leaf settled by
+/// another proof's bound only where that proof bears it out (issue 77, case 7).
+#[test]
+fn a_transcript_counts_for_its_own_logs_and_a_shared_leaf_for_the_proof_it_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let proofs = tmp.path().join("proofs");
+    proven_4x4(&proofs.join("ge-2"), ">= 2", true);
+    let (proofs_arg, stem) = (proofs.to_str().unwrap(), tmp.path().join("map"));
+    let map =
+        || json_of(&kalah(&["proof", "map", "4x4", "--proofs", proofs_arg, "--out", stem.to_str().unwrap(), "--json"]));
+    assert_eq!(map()["map"]["lower"], 2);
+    // The log changed under its transcript (a leaf's seconds; the tree the same): not counted.
+    let log = proofs.join("ge-2/log.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(&log, text.replacen("\"seconds\":", "\"seconds\":1", 1)).unwrap();
+    let out = map();
+    assert!(out["not_counted"][0]["why"].as_str().unwrap().contains("of these logs"), "{out}");
+    assert_ne!(out["map"]["lower"], 2, "{out}");
+    std::fs::write(&log, &text).unwrap();
+    assert_eq!(map()["map"]["lower"], 2);
+
+    // A copy whose first leaf searched says another proof settled it: checked where the proof it
+    // names (found beside it by name) settles that leaf so, refused where it does not.
+    let copy = proofs.join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    std::fs::copy(proofs.join("ge-2/proof.toml"), copy.join("proof.toml")).unwrap();
+    let check = || kalah(&["proof", "check", copy.to_str().unwrap(), "--no-db", "--sample", "0"]);
+    for (from, problem) in [("elsewhere/ge-2", None), ("elsewhere/missing", Some("cannot be read"))] {
+        let shared = format!("\"by\":\"shared\",\"from\":\"{from}\"");
+        std::fs::write(copy.join("log.jsonl"), text.replacen("\"by\":\"search\"", &shared, 1)).unwrap();
+        let out = check();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        match problem {
+            None => assert!(out.status.success(), "{stdout}"),
+            Some(problem) => assert!(!out.status.success() && stdout.contains(problem), "{stdout}"),
+        }
+    }
+    // A proof that names another, which settles no such leaf: refused, and the map with it.
+    let empty = proofs.join("empty");
+    let new = ["proof", "new", empty.to_str().unwrap(), "--start", "4x4", "--claim", ">= 2", "--task-nodes", "2000"];
+    assert!(kalah(&new).status.success());
+    let shared = "\"by\":\"shared\",\"from\":\"empty\"";
+    std::fs::write(copy.join("log.jsonl"), text.replacen("\"by\":\"search\"", shared, 1)).unwrap();
+    let out = check();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("whose logs do not settle it so"));
+    let refused = kalah(&["proof", "map", "4x4", "--proofs", proofs_arg, "--out", stem.to_str().unwrap()]);
+    assert!(!refused.status.success(), "{}", String::from_utf8_lossy(&refused.stderr));
 }

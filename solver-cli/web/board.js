@@ -297,7 +297,10 @@ function showStatus(answer) {
   // proofs may give a bound as well.
   const line = answer.source === 'book' && 'lower' in answer;
   const proofs = 'lower' in answer ? proofsText(answer) : '';
+  // (A result file given to the server with --book claims its proofs; this program has not
+  // checked them, and says so.)
   $('source').textContent = answer.source === 'proof' ? `proven by checked proofs: ${proofs}`
+    : answer.source === 'claimed' ? `claimed by a result file given to the server, not checked by it: ${proofs}`
     : line ? `from a perfect line or table in the opening book, no search${proofs ? `; proofs: ${proofs}` : ''}`
       : sources[answer.source] || '';
 }
@@ -391,7 +394,7 @@ async function show() {
   if (state.playAs && !answer.game_over && answer.to_move !== state.playAs) {
     setTimeout(() => ticket === state.ticket && replyTo(answer), 300);
   }
-  if (answer.source === 'proof') showProvenLine(at, ticket);
+  if (answer.source === 'proof' || answer.source === 'claimed') showProvenLine(at, ticket);
   else showMainline(at, ticket);
 }
 
@@ -641,13 +644,13 @@ async function showExplorer(offer) {
     $('explorer').hidden = true;
     return;
   }
-  const proven = table.source === 'proof';
+  const proven = table.source === 'proof' || table.source === 'claimed';
   // A start has South to move; the replies job's tables start after South's first turn.
   const mover = parsePosition(state.start).side === 'north' ? 'North' : 'South';
   const pie = typeof table.pie_value === 'number'
     ? `; under the pie rule ${signed(table.pie_value)} (fairest: ${table.fairest.join(', ')})` : '';
   $('explorer-summary').textContent = proven
-    ? `Value ${valueText(table)} for South, proven by checked proofs (${proofsText(table)}); ` +
+    ? `Value ${valueText(table)} for South, ${table.source === 'claimed' ? 'claimed by a result file given to the server, not checked by it' : 'proven by checked proofs'} (${proofsText(table)}); ` +
       'each first turn as far as they reach.'
     : `Value ${signed(table.value)} for ${mover} (best: ${table.best.join(', ')})${pie}.`;
   $('explorer-rows').replaceChildren(...table.openings.map((opening) => {

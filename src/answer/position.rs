@@ -22,6 +22,9 @@ pub enum Source {
     Book,
     /// Checked proofs establish it (the openings map that `kalah proof map` writes).
     Proof,
+    /// A result file given at run time (`kalah serve --book`) claims it, naming proofs this
+    /// program has not checked.
+    Claimed,
 }
 
 impl Source {
@@ -33,6 +36,7 @@ impl Source {
             Source::Search => "search",
             Source::Book => "book",
             Source::Proof => "proof",
+            Source::Claimed => "claimed",
         }
     }
 }

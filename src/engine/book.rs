@@ -74,6 +74,19 @@ pub struct MapOpening {
     pub known: Proven,
 }
 
+/// The name a proof from a result file given at run time is shown by: the file's claim, not
+/// checked by this program (`ge-6 (claimed by book/openings-4x4.jsonl, not checked here)`).
+pub fn claimed_by(proof: &str, file: &str) -> String {
+    format!("{proof} (claimed by {file}{NOT_CHECKED_HERE}")
+}
+
+/// Whether a proof name is a file's claim ([`claimed_by`]).
+pub fn is_claimed(proof: &str) -> bool {
+    proof.ends_with(NOT_CHECKED_HERE)
+}
+
+const NOT_CHECKED_HERE: &str = ", not checked here)";
+
 /// A line of a result file; items other than openings tables are skipped.
 #[derive(Deserialize)]
 struct ResultLine {
@@ -194,7 +207,7 @@ impl OpeningBook {
     pub fn shipped() -> Result<OpeningBook, BookError> {
         let mut book = OpeningBook::default();
         for (name, text) in SHIPPED {
-            book.add_text(name, text)?;
+            book.add_text(name, text, false)?;
         }
         for (name, text) in SHIPPED_LINES {
             book.lines.add_text(text).map_err(|message| BookError { file: name.to_string(), message })?;
@@ -229,28 +242,30 @@ impl OpeningBook {
             let is_lines = file.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("lines-"));
             match is_lines {
                 true => self.lines.add_text(&text).map_err(|message| BookError { file: name, message })?,
-                false => self.add_text(&name, &text)?,
+                false => self.add_text(&name, &text, true)?,
             }
         }
         Ok(())
     }
 
-    /// Adds the result lines of `text` (the file `name`).
-    pub(crate) fn add_text(&mut self, name: &str, text: &str) -> Result<(), BookError> {
+    /// Adds the result lines of `text` (the file `name`). The proofs a file given at run time
+    /// (`claimed`, not shipped) names are its claims: named so wherever they are shown
+    /// ([`claimed_by`]), and what rests on them is served as [`Source::Claimed`].
+    pub(crate) fn add_text(&mut self, name: &str, text: &str, claimed: bool) -> Result<(), BookError> {
         let failed = |number: usize, message: String| BookError {
             file: name.to_string(),
             message: format!("line {}: {message}", number + 1),
         };
         for (number, line) in text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
             let record: ResultLine = serde_json::from_str(line).map_err(|err| failed(number, err.to_string()))?;
-            self.add(&record).map_err(|message| failed(number, message))?;
+            self.add(&record, claimed.then_some(name)).map_err(|message| failed(number, message))?;
         }
         Ok(())
     }
 
     /// Adds an openings table: a complete one (every opening's exact value) to the exact book,
     /// one with bounds, or from checked proofs, to the bounded part.
-    fn add(&mut self, record: &ResultLine) -> Result<(), String> {
+    fn add(&mut self, record: &ResultLine, claimed_in: Option<&str>) -> Result<(), String> {
         if record.compute != "openings" {
             return Ok(());
         }
@@ -267,14 +282,27 @@ impl OpeningBook {
             Some(openings) if record.known.value.is_some() && !from_proofs => {
                 self.add_exact(record, rules, start, openings)
             }
-            _ => self.add_bounded(record, rules, start),
+            _ => self.add_bounded(record, rules, start, claimed_in),
         }
     }
 
     /// Adds the bounds of an openings table that is not complete: each opening's, and the
     /// start's; a table without bounds adds nothing.
-    fn add_bounded(&mut self, record: &ResultLine, rules: Rules, start: Position) -> Result<(), String> {
-        let Some(known) = record.known.proven() else { return Ok(()) };
+    fn add_bounded(
+        &mut self,
+        record: &ResultLine,
+        rules: Rules,
+        start: Position,
+        claimed_in: Option<&str>,
+    ) -> Result<(), String> {
+        let claims = |known: Proven| match claimed_in {
+            Some(file) => {
+                let names = |proofs: &[String]| proofs.iter().map(|proof| claimed_by(proof, file)).collect();
+                Proven::new(known.bounds, names(&known.lower_proofs), names(&known.upper_proofs))
+            }
+            None => known,
+        };
+        let Some(known) = record.known.proven().map(claims) else { return Ok(()) };
         let mut at: HashMap<Position, Vec<(usize, Proven)>> = HashMap::new();
         let mut after_turns: HashMap<Position, Proven> = HashMap::new();
         let mut map = StartMap {
@@ -282,10 +310,10 @@ impl OpeningBook {
             position: start.to_string(),
             known: known.clone(),
             openings: Vec::new(),
-            source: Source::Proof,
+            source: if claimed_in.is_some() { Source::Claimed } else { Source::Proof },
         };
         for opening in &record.openings {
-            let Some(turn) = opening.known.proven() else { return Ok(()) };
+            let Some(turn) = opening.known.proven().map(claims) else { return Ok(()) };
             map.openings.push(MapOpening { moves: opening.moves.clone(), known: turn.clone() });
             let (path, after) = turn_path(&rules, &start, &opening.moves)?;
             if !after.is_over(&rules) {
@@ -607,9 +635,15 @@ mod tests {
         assert!(
             OpeningBook::load(dir.path()).unwrap().start(&Rules::STANDARD, &Position::start(4, 2).unwrap()).is_none()
         );
-        // The shipped tables load, with the published values of Kalah(6,4) and (6,5).
+        // The same files read at run time (`--book`): their proofs are the files' claims.
         let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/results");
-        let book = OpeningBook::load(&shipped).unwrap();
+        let claimed = OpeningBook::load(&shipped).unwrap();
+        let six = Position::start(6, 6).unwrap();
+        let answer = claimed.bounded_answer(&Rules::STANDARD, &six).unwrap();
+        assert!(answer.proofs.iter().all(|proof| is_claimed(proof)), "{:?}", answer.proofs);
+        assert_eq!(claimed.start_map(&Rules::STANDARD, &six).unwrap().source, Source::Claimed);
+        // The shipped tables load, with the published values of Kalah(6,4) and (6,5).
+        let book = OpeningBook::shipped().unwrap();
         let empty_capture: Rules = "empty-capture".parse().unwrap();
         assert_eq!(book.start(&empty_capture, &Position::start(6, 5).unwrap()).unwrap().value, 12);
         assert_eq!(book.start(&Rules::STANDARD, &Position::start(6, 4).unwrap()).unwrap().value, 8);

@@ -246,7 +246,9 @@ impl ProvenIndex {
                 let from_book = (known.bounds.lower > unknown.lower && known.lower_proofs.is_empty())
                     || (known.bounds.upper < unknown.upper && known.upper_proofs.is_empty());
                 let mut answer = BoundedAnswer::new(rules, position, known, &moves);
-                if from_book {
+                if answer.proofs.iter().any(|proof| crate::engine::book::is_claimed(proof)) {
+                    answer.source = Source::Claimed;
+                } else if from_book {
                     answer.source = Source::Book;
                 }
                 Answer::Bounded(answer)

@@ -188,6 +188,9 @@ pub fn transcript_path(dir: &Path) -> PathBuf {
     dir.join(format!("check-{year:04}-{month:02}-{day:02}.txt"))
 }
 
+/// How a transcript names the logs it checked: this, then their digest.
+pub const LOGS_LINE: &str = "logs: ";
+
 impl CheckReport {
     /// Whether the proof is complete and every sampled leaf was confirmed.
     pub fn passed(&self) -> bool {
@@ -203,12 +206,12 @@ impl CheckReport {
         !self.interrupted && self.confirmed == self.sampled && self.problems.is_empty()
     }
 
-    /// The check's report on `spec` as text, the leaves chosen by `seed`: what `kalah proof check`
-    /// prints, what a committed `check-*.txt` transcript holds, and what [`crate::proof::proven`]
-    /// reads back.
-    pub fn transcript(&self, spec: &Spec, seed: u64) -> String {
+    /// The check's report on `spec` as text, the leaves chosen by `seed`, of the logs whose
+    /// [`logs_digest`](super::log::logs_digest) is `logs`: what `kalah proof check` prints, what a
+    /// committed `check-*.txt` transcript holds, and what [`crate::proof::proven`] reads back.
+    pub fn transcript(&self, spec: &Spec, seed: u64, logs: &str) -> String {
         let (verdict, size) = self.heading(spec);
-        let mut text = format!("{verdict}\n{size} (seed {seed})\n");
+        let mut text = format!("{verdict}\n{size} (seed {seed})\n{LOGS_LINE}{logs}\n");
         for leaf in &self.searched {
             text += &format!("  {leaf}\n");
         }

@@ -246,6 +246,22 @@ pub fn read_records(dir: &Path) -> Result<Vec<Record>, ProofError> {
     Ok(records)
 }
 
+/// What ties a check's transcript to the logs it checked: xxh3-64 over every log of the proof in
+/// `dir`, by name, each its name then its complete lines (a last line cut short by a kill is no
+/// record), as `xxh3-64 0123456789abcdef`. Any change to a record changes it.
+pub fn logs_digest(dir: &Path) -> Result<String, ProofError> {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for path in logs_in(dir)? {
+        let bytes = crate::input::read(&path, crate::input::LARGE_FILE_BYTES).map_err(io_error(&path))?;
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1);
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        hasher.update(name.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(&bytes[..complete]);
+    }
+    Ok(format!("xxh3-64 {:016x}", hasher.digest()))
+}
+
 /// Reads every record of the log at `path` (none if it is missing).
 pub(crate) fn read_log(path: &Path) -> Result<Vec<Record>, ProofError> {
     Tail::new(path.to_path_buf()).read_new()

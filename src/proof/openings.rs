@@ -153,6 +153,8 @@ pub fn drive(
             tests += 1;
             continue;
         };
+        // (The digest before the records: a transcript never names records its check did not see.)
+        let logs = super::log::logs_digest(&dir)?;
         let (mut tree, records) = read_proof(Spec::load(&dir)?, &dir)?;
         if tree.proven().is_none() {
             let spec = tree.spec().clone();
@@ -173,7 +175,7 @@ pub fn drive(
             continue;
         }
         // Decided by its logs: checked with every leaf searched again, the transcript kept.
-        let report = check_decided(drive, search, &dir, tree.spec(), &records, on_event)?;
+        let report = check_decided(drive, search, &dir, (tree.spec(), &records, &logs), on_event)?;
         if report.interrupted {
             // The leaves searched so far are in the progress file: the next run goes on from them.
             on_event(DriveEvent::CheckStopped(&dir, report.sampled));
@@ -184,16 +186,15 @@ pub fn drive(
     Ok(DriveReport { map, tests, checks })
 }
 
-/// Checks the decided test in `dir` (`spec`, its logs' `records`) with every leaf searched again
-/// by `search` (going on from those an earlier, stopped check kept), and writes its transcript
-/// beside it; a check the deadline or a signal stopped is returned [`CheckReport::interrupted`],
-/// its transcript not written.
+/// Checks the decided test in `dir` (`spec`, its logs' `records` and their digest `logs`) with
+/// every leaf searched again by `search` (going on from those an earlier, stopped check kept),
+/// and writes its transcript beside it; a check the deadline or a signal stopped is returned
+/// [`CheckReport::interrupted`], its transcript not written.
 fn check_decided(
     drive: &Drive<'_>,
     search: &mut Search<'_>,
     dir: &Path,
-    spec: &Spec,
-    records: &[super::Record],
+    (spec, records, logs): (&Spec, &[super::Record], &str),
     on_event: &dyn Fn(DriveEvent<'_>),
 ) -> Result<CheckReport, DriveError> {
     let seed = super::check::clock_seed();
@@ -206,12 +207,13 @@ fn check_decided(
         on_event(DriveEvent::CheckResumed(dir, earlier));
     }
     resample.interrupt = Some(drive.interrupt.clone());
-    let report = check(spec, records, Some(resample))?;
+    let mut report = check(spec, records, Some(resample))?;
+    report.problems.extend(super::shared::disagreeing_shared_leaves(dir, spec, records));
     if report.interrupted {
         return Ok(report);
     }
     let transcript = transcript_path(dir);
-    crate::atomic::write_bytes(&transcript, report.transcript(spec, seed).as_bytes())
+    crate::atomic::write_bytes(&transcript, report.transcript(spec, seed, logs).as_bytes())
         .map_err(|source| ProofError::Io { path: transcript.clone(), source })?;
     if !(report.passed() || report.refutation_passed()) {
         return Err(DriveError::NotChecked { dir: dir.to_path_buf(), transcript });

@@ -69,7 +69,12 @@ pub(crate) fn checked_proof(dir: &Path) -> Result<CheckedProof, Uncounted> {
     let unreadable = |err: &dyn std::fmt::Display| Uncounted::Unreadable(err.to_string());
     let spec = Spec::load(dir).map_err(|err| unreadable(&err))?;
     let records = read_records(dir).map_err(|err| unreadable(&err))?;
+    let logs = super::log::logs_digest(dir).map_err(|err| unreadable(&err))?;
     let walk = check(&spec, &records, None).map_err(|err| unreadable(&err))?;
+    let disagreeing = super::shared::disagreeing_shared_leaves(dir, &spec, &records);
+    if !disagreeing.is_empty() {
+        return Err(Uncounted::Unreadable(disagreeing.join("; ")));
+    }
     let holds = match walk.verdict {
         Verdict::Proven => true,
         Verdict::Refuted => false,
@@ -81,13 +86,16 @@ pub(crate) fn checked_proof(dir: &Path) -> Result<CheckedProof, Uncounted> {
         return Err(Uncounted::Unreadable(format!("its logs are inconsistent: {}", walk.problems.join("; "))));
     }
     let (verdict, size) = confirmed.heading(&spec);
-    let transcript = transcripts(dir)
-        .map_err(Uncounted::Unreadable)?
-        .into_iter()
-        .find(|text| text.lines().any(|l| l == verdict) && text.lines().any(|l| l.starts_with(&size)));
+    let transcript = transcripts(dir).map_err(Uncounted::Unreadable)?.into_iter().find(|text| {
+        // The three lines `kalah proof check` begins with, wherever the transcript has them.
+        let lines: Vec<&str> = text.lines().collect();
+        let logs_line = format!("{}{logs}", check::LOGS_LINE);
+        lines.windows(3).any(|w| w[0] == verdict && w[1].starts_with(&size) && w[2] == logs_line)
+    });
     if transcript.is_none() {
         return Err(Uncounted::NotYet(format!(
-            "no check-*.txt transcript says '{verdict}' of every leaf of the proof its logs hold ('{size}')"
+            "no check-*.txt transcript says '{verdict}' of every leaf of the proof its logs hold ('{size}'), \
+             of these logs ({logs})"
         )));
     }
     let proof = dir.display().to_string();
@@ -244,24 +252,38 @@ mod tests {
 
     #[test]
     fn a_proof_without_its_check_transcript_is_not_served() {
-        let dir = tempfile::tempdir().unwrap();
-        let from = proofs_root().join("discard-6x6-ge-3");
-        for name in ["proof.toml", "log.jsonl"] {
-            std::fs::copy(from.join(name), dir.path().join(name)).unwrap();
+        let root = tempfile::tempdir().unwrap();
+        // The proof, and beside it the one its shared leaves name, without their transcripts.
+        for name in ["discard-6x6-ge-3", "discard-6x6-ge-4"] {
+            std::fs::create_dir(root.path().join(name)).unwrap();
+            for file in ["proof.toml", "log.jsonl"] {
+                std::fs::copy(proofs_root().join(name).join(file), root.path().join(name).join(file)).unwrap();
+            }
         }
+        let dir = root.path().join("discard-6x6-ge-3");
         let not_yet = |why: Uncounted| matches!(why, Uncounted::NotYet(why) if why.contains("transcript"));
-        assert!(not_yet(checked_proof(dir.path()).unwrap_err()));
+        assert!(not_yet(checked_proof(&dir).unwrap_err()));
+        // The transcript its check wrote counts, with the logs it checked.
+        let own = proofs_root().join("discard-6x6-ge-3/check-2026-11-29.txt");
+        std::fs::copy(&own, dir.join("check-own.txt")).unwrap();
+        assert!(checked_proof(&dir).is_ok());
+        std::fs::remove_file(dir.join("check-own.txt")).unwrap();
+        // Without the proof its shared leaves name, it cannot be read.
+        std::fs::rename(root.path().join("discard-6x6-ge-4"), root.path().join("elsewhere")).unwrap();
+        let why = checked_proof(&dir).unwrap_err();
+        assert!(matches!(&why, Uncounted::Unreadable(why) if why.contains("discard-6x6-ge-4")), "{why:?}");
+        std::fs::rename(root.path().join("elsewhere"), root.path().join("discard-6x6-ge-4")).unwrap();
         // A transcript of another proof does not count either.
         let other = proofs_root().join("discard-6x6-ge-4/check-2026-11-29.txt");
-        std::fs::copy(other, dir.path().join("check-2026-11-29.txt")).unwrap();
-        assert!(not_yet(checked_proof(dir.path()).unwrap_err()));
+        std::fs::copy(other, dir.join("check-2026-11-29.txt")).unwrap();
+        assert!(not_yet(checked_proof(&dir).unwrap_err()));
         // A damaged log is not a proof not yet checked: it cannot be read, and maps refuse it.
-        let log = dir.path().join("log.jsonl");
+        let log = dir.join("log.jsonl");
         let text = std::fs::read_to_string(&log).unwrap();
         std::fs::write(&log, text.replacen("\"kind\"", "\"kind\" oops", 1)).unwrap();
-        let why = checked_proof(dir.path()).unwrap_err();
+        let why = checked_proof(&dir).unwrap_err();
         assert!(matches!(why, Uncounted::Unreadable(_)), "{why:?}");
-        let refused = refuse_unreadable(&[(dir.path().to_path_buf(), why)]).unwrap_err();
+        let refused = refuse_unreadable(&[(dir.clone(), why)]).unwrap_err();
         assert!(refused.contains("cannot be read") && refused.contains("--keep-going"), "{refused}");
     }
 

@@ -20,6 +20,45 @@ use crate::board::Position;
 use crate::notation::parse_position;
 use crate::rules::Rules;
 
+/// Every leaf of the proof in `dir` (`spec`, its logs' `records`) settled by another proof's bound
+/// (`by: "shared"`) that the proof it names does not bear out: that proof, found beside `dir` by
+/// its directory's name, must settle the same position with a bound that answers the leaf's claim
+/// the same way. Each disagreement, as a problem for the check (a leaf's bound is otherwise the
+/// claim of one log line).
+pub fn disagreeing_shared_leaves(dir: &Path, spec: &Spec, records: &[Record]) -> Vec<String> {
+    let mut named: HashMap<&str, Result<SharedBounds, String>> = HashMap::new();
+    let mut problems = Vec::new();
+    for record in records {
+        let Record::Settled(settled) = record else { continue };
+        if settled.by != SettledBy::Shared {
+            continue;
+        }
+        let leaf = format!("{} {}", settled.position, settled.claim);
+        let Some(from) = settled.from.as_deref() else {
+            problems.push(format!("{leaf}: settled by another proof's bound, but names none"));
+            continue;
+        };
+        let bounds = named.entry(from).or_insert_with(|| {
+            let name = Path::new(from).file_name().unwrap_or_default();
+            let beside = dir.parent().unwrap_or(Path::new("")).join(name);
+            let mut bounds = SharedBounds { rules: spec.rules, ..SharedBounds::default() };
+            bounds.add_proof(&beside, 0).map(|()| bounds).map_err(|err| err.to_string())
+        });
+        let answer = match (bounds, parse_position(&settled.position), settled.claim.parse::<Claim>()) {
+            (Ok(bounds), Ok(position), Ok(claim)) => bounds.decides(&claim, &position).map(|(holds, _)| holds),
+            (Err(why), _, _) => {
+                problems.push(format!("{leaf}: settled by {from}, which cannot be read: {why}"));
+                continue;
+            }
+            _ => None,
+        };
+        if answer != Some(settled.holds) {
+            problems.push(format!("{leaf}: settled by {from}, whose logs do not settle it so"));
+        }
+    }
+    problems
+}
+
 /// The bounds other proofs' settled leaves give, by position, and how large a leaf their
 /// searches settled.
 #[derive(Clone, Debug, Default)]
