@@ -300,7 +300,7 @@ function showStatus(answer) {
   // (A result file given to the server with --book claims its proofs; this program has not
   // checked them, and says so.)
   $('source').textContent = answer.source === 'proof' ? `proven by checked proofs: ${proofs}`
-    : answer.source === 'claimed' ? `claimed by a result file given to the server, not checked by it: ${proofs}`
+    : answer.source === 'claimed' ? `claimed by a result file given to the server, not checked by it${proofs ? `: ${proofs}` : ''}`
     : line ? `from a perfect line or table in the opening book, no search${proofs ? `; proofs: ${proofs}` : ''}`
       : sources[answer.source] || '';
 }
@@ -394,7 +394,7 @@ async function show() {
   if (state.playAs && !answer.game_over && answer.to_move !== state.playAs) {
     setTimeout(() => ticket === state.ticket && replyTo(answer), 300);
   }
-  if (answer.source === 'proof' || answer.source === 'claimed') showProvenLine(at, ticket);
+  if (answer.source === 'proof' || (answer.source === 'claimed' && 'lower' in answer)) showProvenLine(at, ticket);
   else showMainline(at, ticket);
 }
 
@@ -652,7 +652,8 @@ async function showExplorer(offer) {
   $('explorer-summary').textContent = proven
     ? `Value ${valueText(table)} for South, ${table.source === 'claimed' ? 'claimed by a result file given to the server, not checked by it' : 'proven by checked proofs'} (${proofsText(table)}); ` +
       'each first turn as far as they reach.'
-    : `Value ${signed(table.value)} for ${mover} (best: ${table.best.join(', ')})${pie}.`;
+    : `Value ${signed(table.value)} for ${mover} (best: ${table.best.join(', ')})${pie}` +
+      (table.claimed_by ? `, claimed by ${table.claimed_by}, a result file given to the server, not checked by it.` : '.');
   $('explorer-rows').replaceChildren(...table.openings.map((opening) => {
     const row = element('tr');
     const play = element('a', 'ply', opening.move);

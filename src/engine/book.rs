@@ -44,6 +44,9 @@ pub struct StartTable {
     pub fairest: Vec<String>,
     /// Every first turn.
     pub openings: Vec<BookOpening>,
+    /// The file given at run time whose claim the table is (none for a shipped one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claimed_by: Option<String>,
 }
 
 /// What checked proofs establish about a start whose openings are not all exact: its bounds and
@@ -158,6 +161,10 @@ pub struct OpeningBook {
     maps: HashMap<(Rules, Position), StartMap>,
     /// The shipped perfect-play lines, from every position along them.
     lines: Lines,
+    /// The lines of files given at run time: served as those files' claims, and never as bounds.
+    claimed_lines: Lines,
+    /// The positions whose exact values (`moves`) come from a file given at run time, by file.
+    claimed: HashMap<(Rules, Position), String>,
 }
 
 /// The positions a first turn written as `turn` passes through, with the house played at each
@@ -241,7 +248,7 @@ impl OpeningBook {
                 .map_err(|err| BookError { file: name.clone(), message: err.to_string() })?;
             let is_lines = file.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("lines-"));
             match is_lines {
-                true => self.lines.add_text(&text).map_err(|message| BookError { file: name, message })?,
+                true => self.claimed_lines.add_text(&text).map_err(|message| BookError { file: name, message })?,
                 false => self.add_text(&name, &text, true)?,
             }
         }
@@ -280,7 +287,7 @@ impl OpeningBook {
         let from_proofs = !record.known.lower_proofs.is_empty() || !record.known.upper_proofs.is_empty();
         match exact {
             Some(openings) if record.known.value.is_some() && !from_proofs => {
-                self.add_exact(record, rules, start, openings)
+                self.add_exact(record, rules, start, openings, claimed_in)
             }
             _ => self.add_bounded(record, rules, start, claimed_in),
         }
@@ -369,6 +376,7 @@ impl OpeningBook {
         rules: Rules,
         start: Position,
         openings: Vec<BookOpening>,
+        claimed_in: Option<&str>,
     ) -> Result<(), String> {
         let mut best_after: HashMap<Position, Vec<(usize, i32)>> = HashMap::new();
         for opening in &openings {
@@ -396,9 +404,14 @@ impl OpeningBook {
             best: with(&|v| v == value),
             fairest: pie_value.map_or_else(Vec::new, |pie| with(&|v| crate::answer::is_fairest(v, pie))),
             openings,
+            claimed_by: claimed_in.map(str::to_string),
         };
         let rules = rules.for_values();
         for (position, moves) in best_after {
+            match claimed_in {
+                Some(file) => self.claimed.insert((rules, position), file.to_string()),
+                None => self.claimed.remove(&(rules, position)),
+            };
             self.moves.insert((rules, position), moves);
         }
         self.starts.insert((rules, start), table);
@@ -445,10 +458,14 @@ impl OpeningBook {
         Some(self.lines.from(rules, position)?.value)
     }
 
-    /// A perfect-play line from `position`, if a shipped line passes there.
+    /// A perfect-play line from `position`, if a shipped line passes there, else one of a file
+    /// given at run time (its claim).
     pub fn mainline(&self, rules: &Rules, position: &Position) -> Option<Mainline> {
-        let from = self.lines.from(rules, position)?;
-        Some(Mainline::new(rules, position, from.value, &from.turns, Source::Book))
+        let (from, source) = match self.lines.from(rules, position) {
+            Some(from) => (from, Source::Book),
+            None => (self.claimed_lines.from(rules, position)?, Source::Claimed),
+        };
+        Some(Mainline::new(rules, position, from.value, &from.turns, source))
     }
 
     /// The analysis of `position` if it is a start or lies within a first turn of one.
@@ -461,7 +478,10 @@ impl OpeningBook {
             wdl: wdl(value),
             game_over: false,
             moves,
-            source: Source::Book,
+            source: match self.claimed.contains_key(&(rules.for_values(), *position)) {
+                true => Source::Claimed,
+                false => Source::Book,
+            },
             nodes: 0,
             seconds: 0.0,
         })
@@ -588,6 +608,7 @@ mod tests {
         let mut solver = crate::Solver::new(rules).unwrap();
         let start = Position::start(4, 2).unwrap();
         let table = book.start(&rules, &start).unwrap();
+        assert!(table.claimed_by.as_ref().is_some_and(|file| file.ends_with("openings-4x2.jsonl")));
         assert_eq!(table.value, solver.value(&start));
         assert_eq!(table.pie_value, crate::answer::pie_value(table.openings.iter().map(|o| o.value)));
         // The start and every position reached within South's first turn.
@@ -599,6 +620,8 @@ mod tests {
                 continue;
             }
             let answer = book.answer(&rules, &position).unwrap();
+            // (A file given at run time: its values are its claims, said so.)
+            assert_eq!(answer.source, Source::Claimed, "{position}");
             answered += 1;
             assert_eq!(answer.value, solver.value(&position), "{position}");
             for entry in &answer.moves {
