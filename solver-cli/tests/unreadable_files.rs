@@ -123,21 +123,21 @@ fn a_database_that_cannot_be_read_is_an_error_never_searched_without() {
     let position = "2 2 1 1 0 0 1 1 0 0 S";
     let answered = kalah_in_time(&["query", "--db", db_text, position]);
     assert!(String::from_utf8_lossy(&answered.stdout).contains("from the database"));
+    // Both the query and `kalah info` fail, naming what cannot be read.
+    let both_fail_naming = |name: &str| {
+        for args in [vec!["query", "--db", db_text, position], vec!["info", "--db", db_text]] {
+            let output = kalah_in_time(&args);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(!output.status.success() && stderr.contains(name), "{args:?}: {stderr}");
+        }
+    };
     let layer = db.join("4h-standard/layer-03.kdb");
     std::fs::remove_file(&layer).unwrap();
     std::os::unix::fs::symlink(&layer, &layer).unwrap();
-    for args in [vec!["query", "--db", db_text, position], vec!["info", "--db", db_text]] {
-        let output = kalah_in_time(&args);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(!output.status.success() && stderr.contains("layer-03.kdb"), "{args:?}: {stderr}");
-    }
+    both_fail_naming("layer-03.kdb");
     // The database's directory itself.
     let dir = db.join("4h-standard");
     std::fs::remove_dir_all(&dir).unwrap();
     std::os::unix::fs::symlink(&dir, &dir).unwrap();
-    for args in [vec!["query", "--db", db_text, position], vec!["info", "--db", db_text]] {
-        let output = kalah_in_time(&args);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(!output.status.success() && stderr.contains("4h-standard"), "{args:?}: {stderr}");
-    }
+    both_fail_naming("4h-standard");
 }
