@@ -357,7 +357,7 @@ fn the_board_plays_navigates_and_keeps_the_game_in_its_address() {
 fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     let root = tempfile::tempdir().unwrap();
     build_database(root.path(), 12);
-    let server = Server::start(root.path(), &["--time-limit", "1"]);
+    let server = Server::start(root.path(), &["--time-limit", "1", "--long-time-limit", "3"]);
     let driver = Driver::start();
     let browser = Browser::open(&driver);
 
@@ -444,10 +444,10 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     browser.screenshot("analysis-board-phone-unsolved.png");
     // Offered to keep searching past the server's second: it searches on, with its progress,
     // until the user cancels.
-    assert_eq!(browser.text("longer"), "Keep searching (up to 10 min)");
+    assert_eq!(browser.text("longer"), "Keep searching (up to 3 s)");
     browser.click("#longer");
     wait_for("the longer search past the time limit", || {
-        browser.text("to-move").starts_with("searching… 3 s").then_some(())
+        browser.text("to-move").starts_with("searching… 2 s").then_some(())
     });
     browser.click("#cancel");
     wait_for("the cancel", || (browser.text("to-move") == "search cancelled").then_some(()));
@@ -475,6 +475,15 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     wait_for("the engine's unproven reply", || browser.text("loss").contains("best by its estimate").then_some(()));
     assert!(browser.text("loss").ends_with("not proven."), "{}", browser.text("loss"));
     wait_for("the reply in the move list", || browser.move_list().contains('S').then_some(()));
+    // Let to wait for proof, the engine searches past the server's second (to its long time
+    // limit, 3 s here) before it plays an unproven move.
+    browser.click("#patient");
+    browser.click("#back");
+    wait_for("the patient engine's search past the time limit", || {
+        browser.text("to-move").starts_with("searching… 2 s").then_some(())
+    });
+    wait_for("its unproven reply", || browser.text("loss").contains("best by its estimate").then_some(()));
+    browser.click("#patient");
 
     // After South's 2 and North's 1 the proofs bound South's value (+2 to +4): South's reply is
     // the move whose proof keeps at least +2, said so.

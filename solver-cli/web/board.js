@@ -374,7 +374,7 @@ async function show() {
     state.abort = new AbortController();
     const done = searching(ticket, at);
     const params = { pos: at, rules: state.rules };
-    if (state.longer === key) params.longer = 1;
+    if (state.longer === key || patientEngine(at)) params.longer = 1;
     state.longer = null;
     try {
       answer = await api('position', params, state.abort.signal);
@@ -396,6 +396,11 @@ async function show() {
   }
   if (answer.source === 'proof' || (answer.source === 'claimed' && 'lower' in answer)) showProvenLine(at, ticket);
   else showMainline(at, ticket);
+}
+
+// Whether the engine is to move at `at` and the user lets it search past the time limit.
+function patientEngine(at) {
+  return Boolean(state.playAs) && parsePosition(at).side !== state.playAs && $('patient').checked;
 }
 
 // A position not solved (time limit, busy, cancelled): its legal moves without values.
@@ -577,9 +582,12 @@ async function replyTo(answer) {
   } else if (!proven.length && provenBound) {
     const ticket = state.ticket;
     const at = position();
-    $('loss').textContent = `The proofs end here: searching for a move that keeps at least ${signed(answer.lower)}…`;
+    const patient = patientEngine(at);
+    $('loss').textContent = `The proofs end here: searching${patient ? ' past the time limit' : ''} for a move that keeps at least ${signed(answer.lower)}…`;
     try {
-      const found = await api('keeping-move', { pos: at, rules: state.rules });
+      const params = { pos: at, rules: state.rules };
+      if (patient) params.longer = 1;
+      const found = await api('keeping-move', params);
       if (ticket !== state.ticket) return;
       move = answer.moves.find((m) => m.move === found.move) || move;
       said = `The engine plays ${move.move}: it keeps at least ${signed(answer.lower)}, proven by a search past the proofs (${found.nodes} nodes).`;
