@@ -20,13 +20,26 @@
 //!
 //! Under clockwise sowing positions repeat: `cycles` searches those rules, scoring a position
 //! that comes back on the line as 0 and keeping such line-dependent results out of the table.
+//!
+//! The parts: `options` (what a search is given, its counters, why it gives no answer),
+//! `expansion` (one node's children, their bounds and order), `threads` (the pool and the
+//! young-brothers-wait split), `questions` (what a caller may ask, and which question costs what),
+//! `at_least` (a lone zero-window test), `guess` (MTD(f)'s first guess), `table`; this file holds
+//! the search itself: the zero-window alpha-beta, its node counting and its stops.
 
 mod at_least;
 mod cycles;
+mod expansion;
 mod guess;
+mod options;
 pub mod profile;
-mod split;
+mod questions;
 pub mod table;
+mod threads;
+
+use expansion::{Child, Expansion, Window, child_bounds, move_order, seed_bound};
+pub use options::{SearchError, SearchOptions, Stats};
+use threads::{SPLIT_MIN_SEEDS, refutation_first};
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -34,262 +47,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::Instant;
 
-use serde::Serialize;
-
-use crate::answer::{Analysis, Opening};
 use crate::board::KeyHasher;
 use crate::board::{MAX_HOUSES, Position};
-use crate::database::{Database, DbError};
+use crate::database::Database;
 use crate::moves::MoveEffect;
-use crate::moves::first_turns;
 use crate::rules::{Remaining, Rules};
 use profile::count;
 use table::{NO_MOVE, Table, TableKey};
-
-/// Why a search gives no answer.
-#[derive(Debug, thiserror::Error)]
-pub enum SearchError {
-    /// The database is for other rules or another board size.
-    #[error("the database in {dir} is for {found}, not {expected}")]
-    WrongDatabase {
-        /// Its directory.
-        dir: std::path::PathBuf,
-        /// What the search needs.
-        expected: String,
-        /// What the database holds.
-        found: String,
-    },
-    /// A database probe failed (a damaged or missing layer).
-    #[error(transparent)]
-    Database(#[from] DbError),
-    /// A worker of a parallel split was told to stop because a sibling cut off; never returned
-    /// by the public methods.
-    #[doc(hidden)]
-    #[error("stopped")]
-    Stopped,
-    /// The thread for a search through repeating positions could not be started.
-    #[error("cannot start the search thread: {0}")]
-    Thread(String),
-    /// Under cycles, rounds with lines of this many moves still proved no bound: the position
-    /// is too far above the database for the search.
-    #[error(
-        "the search through repeating positions followed lines of {moves} moves without proving a bound: \
-         the position is too far above the database (build a larger one with kalah build --max-seeds)"
-    )]
-    LineTooLong {
-        /// Moves on the longest lines searched.
-        moves: usize,
-    },
-    /// No move keeps a position's proven value: the database's values contradict each other.
-    #[error(
-        "no move from {position} keeps its value: the database's values contradict each other (run `kalah verify --full`)"
-    )]
-    Inconsistent {
-        /// The position.
-        position: String,
-    },
-    /// The system refused the memory for the transposition table.
-    #[error("cannot get {} MiB for the transposition table: {source}", bytes >> 20)]
-    TableMemory {
-        /// The table's size.
-        bytes: usize,
-        /// What the system said.
-        source: std::io::Error,
-    },
-    /// The time limit passed before the value was proven.
-    #[error("no exact value within the time limit ({nodes} nodes searched)")]
-    TimeUp {
-        /// Nodes searched until then.
-        nodes: u64,
-    },
-    /// The flag given to `Search::set_cancel` was raised (the client went away).
-    #[error("the search was cancelled ({nodes} nodes searched)")]
-    Cancelled {
-        /// Nodes searched until then.
-        nodes: u64,
-    },
-    /// The node budget ([`Search::set_node_limit`]) ran out before the answer was proven.
-    #[error("no answer within the node budget ({nodes} nodes searched)")]
-    NodeLimit {
-        /// Nodes searched until then.
-        nodes: u64,
-    },
-}
-
-/// How a [`Search`] runs.
-#[derive(Clone, Debug)]
-pub struct SearchOptions {
-    /// Memory for the transposition table.
-    pub table_bytes: usize,
-    /// Stop with [`SearchError::TimeUp`] once this instant has passed.
-    pub deadline: Option<Instant>,
-    /// Threads searching each zero-window test together, sharing the table (at least 1).
-    pub threads: usize,
-}
-
-impl Default for SearchOptions {
-    fn default() -> SearchOptions {
-        SearchOptions { table_bytes: 256 << 20, deadline: None, threads: 1 }
-    }
-}
-
-impl SearchOptions {
-    /// The transposition table a search from a position with `seeds_on_board` seeds is given
-    /// when the user names no size, with a database of positions of up to `database_seeds` seeds
-    /// (0 without one): 64 MiB at 24 seeds beyond the database, twice as much for every 3 seeds
-    /// more, from 16 MiB to 1 GiB. A table costs its size before the first node (the system zeroes
-    /// every page), so small searches get small tables.
-    pub(crate) fn table_bytes_for(seeds_on_board: u32, database_seeds: u32) -> usize {
-        let beyond = i64::from(seeds_on_board) - i64::from(database_seeds);
-        let log2_mib = (6 + (beyond - 24).div_euclid(3)).clamp(4, 10);
-        1 << (20 + log2_mib)
-    }
-}
-
-/// Counters of a search, for reports and benchmarks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Stats {
-    /// Positions expanded by the alpha-beta search.
-    pub nodes: u64,
-    /// Positions answered by the endgame database.
-    pub probes: u64,
-    /// Zero-window searches started by MTD(f).
-    pub passes: u64,
-    /// Where the nodes went (builds with the `profile` feature).
-    #[cfg(feature = "profile")]
-    pub profile: profile::Profile,
-}
-
-/// One child of a node, as the move loop sees it.
-#[derive(Clone, Copy)]
-struct Child {
-    effect: MoveEffect,
-    house: u8,
-    /// Bounds on the move's board value for the side that played it.
-    lower: i32,
-    upper: i32,
-    /// Move ordering: larger first.
-    order: i32,
-    /// Log2 of the nodes behind the child's bounds in the table (0: none there).
-    work: u8,
-}
-
-/// A node's window after the table's bounds: decided by them, or still open.
-enum Window {
-    /// The bounds give the node's fail-soft value.
-    Decided(i32),
-    /// The window to search, and the move to try first (or [`NO_MOVE`]).
-    Open { alpha: i32, beta: i32, table_move: u8 },
-}
-
-/// A node's children with their bounds before any is searched.
-struct Expansion {
-    /// The first `count` slots hold the legal moves.
-    children: [Option<Child>; MAX_HOUSES],
-    count: usize,
-    /// The children whose bounds are read only if the lead move fails to cut off (house, seeds
-    /// on the board, and the table key, or `None` for a database child's value); the first
-    /// `lates` are.
-    late: [(u8, u32, Option<TableKey>); MAX_HOUSES],
-    lates: usize,
-    /// The move tried first.
-    lead_house: Option<u8>,
-}
-
-impl Expansion {
-    /// When the children's bounds alone decide the node in the window (`alpha`, `beta`): its
-    /// fail-soft value and move; else the best lower bound among the children, with its move.
-    #[inline(always)]
-    fn decided_by_bounds(&self, alpha: i32, beta: i32) -> Result<(i32, u8), (i32, u8)> {
-        let (mut best, mut best_move, mut ceiling) = (i32::MIN, NO_MOVE, i32::MIN);
-        for child in self.children[..self.count].iter().flatten() {
-            if child.lower > best {
-                (best, best_move) = (child.lower, child.house);
-            }
-            ceiling = ceiling.max(child.upper);
-        }
-        if best >= beta || ceiling <= alpha || best == ceiling {
-            Ok((if best >= beta { best } else { ceiling }, best_move))
-        } else {
-            Err((best, best_move))
-        }
-    }
-
-    /// Fills `pending` with the children still open, best-looking first, and returns how many
-    /// there are; the settled ones only count, into `best`. (Sorting the orders and copying each
-    /// child once beats sorting the children themselves.)
-    #[inline(always)]
-    fn pending_in_order(&self, pending: &mut [Option<Child>; MAX_HOUSES], best: &mut i32) -> usize {
-        let mut by_order = [(i32::MIN, 0usize); MAX_HOUSES];
-        for (slot, child) in self.children[..self.count].iter().enumerate() {
-            by_order[slot] = (child.map_or(i32::MIN, |c| c.order), slot);
-        }
-        by_order[..self.count].sort_unstable_by_key(|&(order, _)| std::cmp::Reverse(order));
-        let mut pendings = 0;
-        for &(_, slot) in &by_order[..self.count] {
-            let Some(child) = &self.children[slot] else { continue };
-            if child.lower == child.upper {
-                *best = (*best).max(child.upper);
-            } else {
-                pending[pendings] = Some(*child);
-                pendings += 1;
-            }
-        }
-        pendings
-    }
-}
-
-/// Move ordering, larger first: the table's move (`table_move`, or [`NO_MOVE`]) before all
-/// others, then seeds banked (captures), an extra turn counted as eight seeds, then, a step for a
-/// seed, few seeds sown into the opponent's houses (`opponent_seeds`: theirs before the move) and
-/// the house nearest the store. Sowing from the right keeps the other houses' counts, and so their
-/// extra turns; seeds handed over are the opponent's to bank or play with.
-#[inline]
-fn move_order(effect: &MoveEffect, house: usize, table_move: u8, opponent_seeds: u32) -> i32 {
-    let own_gain = if effect.extra_turn { effect.gain } else { -effect.gain };
-    let from_table = if house as u8 == table_move { 1 << 20 } else { 0 };
-    let opponent_after = if effect.extra_turn { effect.child.opponent_seeds() } else { effect.child.mover_seeds() };
-    // Net of what a capture took from them: a capture is already counted as seeds banked.
-    let given = (opponent_after as i32 - opponent_seeds as i32).max(0);
-    from_table + 16 * own_gain + if effect.extra_turn { 16 * 8 } else { 0 } - given + house as i32
-}
-
-/// Sets `child`'s bounds (for the side that played it) from what the table knows of its position
-/// (`known`) and the `child_seeds` on its board.
-#[inline]
-fn child_bounds(child: &mut Child, child_seeds: u32, known: Option<table::Stored>) {
-    let bound = seed_bound(child_seeds);
-    let (low, high) = match known {
-        Some(known) => {
-            child.work = known.work;
-            (known.lower.max(-bound), known.upper.min(bound))
-        }
-        None => (-bound, bound),
-    };
-    let (a, b) = (child.effect.value(low), child.effect.value(high));
-    (child.lower, child.upper) = (a.min(b), a.max(b));
-}
-
-/// Nodes with at least this many seeds beyond the database split their younger brothers over
-/// the threads: smaller subtrees cost less than handing them over. Only nodes expected to fail
-/// low split (see [`Search::search`]), after their first move.
-const SPLIT_MIN_SEEDS: u32 = 11;
-
-/// A younger brother whose subtree took at least 2^REFUTATION_WORK_GAP times the nodes of every
-/// other one, the last time the table saw them, is searched alone before the rest are split.
-const REFUTATION_WORK_GAP: u8 = 2;
-
-/// Orders `moves` (the younger brothers of a node about to split) by the work the table last
-/// recorded for them, most first, and says whether the first stands out enough to be searched
-/// alone. A node whose eldest brothers all failed low can still cut off, and then searching the
-/// younger ones side by side wastes the work of those stopped by the cutoff. Measured on
-/// empty-capture Kalah(6,5) (30-seed database, 2 threads), in the last MTD(f) test: 22 M nodes
-/// wasted so (58 M in the test, 39 M on one thread) before this order, 0.4 M after (39 M).
-fn refutation_first(moves: &mut [Option<Child>]) -> bool {
-    let work = |child: &Option<Child>| child.map_or(0, |c| c.work);
-    moves.sort_by_key(|child| std::cmp::Reverse(work(child)));
-    work(&moves[0]) >= work(&moves[1]).saturating_add(REFUTATION_WORK_GAP)
-}
 
 /// Nodes a thread counts between looks at its stop flags, deadline and node budget (a power of 2).
 const NODE_CHECK_INTERVAL: u64 = 1 << 10;
@@ -300,12 +64,6 @@ const CYCLES_STACK_BYTES: usize = 4 << 30;
 
 /// Line length of the first depth-limited round of a zero-window test under cycles.
 const FIRST_HORIZON: usize = 64;
-
-/// Bounds on a board value with `seeds` on the board: all of them to one side or the other.
-#[inline]
-fn seed_bound(seeds: u32) -> i32 {
-    seeds as i32
-}
 
 /// An exact search for one rule set, optionally probing an endgame database; it keeps its
 /// transposition table between calls.
@@ -419,37 +177,6 @@ impl<'db> Search<'db> {
         .with_threads(options.threads))
     }
 
-    fn with_threads(mut self, threads: usize) -> Self {
-        if threads > 1 {
-            let mut pool = rayon::ThreadPoolBuilder::new().num_threads(threads);
-            if self.rules.has_cycles() {
-                // Lines through repeating positions can be long (see `pass`).
-                pool = pool.stack_size(CYCLES_STACK_BYTES);
-            }
-            // Without a pool the search stays on one thread, as with `threads: 1`.
-            self.pool = pool.build().ok().map(Arc::new);
-        }
-        self
-    }
-
-    /// A worker searching one child of a parallel split: the same rules, database, table and
-    /// pool, its own counters, and the split's stop flag added to its own.
-    fn worker(&self, stops: &[Arc<AtomicBool>]) -> Search<'db> {
-        Search {
-            table: Arc::clone(&self.table),
-            pool: self.pool.clone(),
-            stops: stops.to_vec(),
-            cancel: self.cancel.clone(),
-            node_counter: self.node_counter.clone(),
-            nodes_left: self.nodes_left.clone(),
-            since_look: 0,
-            stats: Stats::default(),
-            // Under cycles the worker's line goes on from the node that split (empty otherwise).
-            line: self.line.clone(),
-            ..*self
-        }
-    }
-
     /// One zero-window test at `beta` (`board` not settled): the fail-soft result. With more than
     /// one thread it runs in the pool, where nodes split their younger brothers. `expect_cut`:
     /// whether the test is expected to succeed, which tells the threads where to split.
@@ -486,32 +213,6 @@ impl<'db> Search<'db> {
             SearchError::NodeLimit { .. } => SearchError::NodeLimit { nodes: self.stats.nodes },
             err => err,
         })
-    }
-
-    /// Searches the moves `rest` of a node in parallel (zero window: `floor` is `beta - 1`),
-    /// stopping them all once one reaches `beta`. Returns the best value and its move.
-    fn split(&mut self, rest: &[Option<Child>], floor: i32, beta: i32) -> Result<(i32, u8), SearchError> {
-        let finished = self.split_children(
-            rest,
-            |this, child| {
-                if child.upper <= floor {
-                    Some(Ok(child.upper.min(floor)))
-                } else if this.budget_spent() {
-                    Some(Err(SearchError::NodeLimit { nodes: 0 }))
-                } else {
-                    None
-                }
-            },
-            |worker, child| worker.search_child(child, floor, beta, false),
-            |&value| value >= beta,
-        )?;
-        let (mut best, mut best_move) = (i32::MIN, NO_MOVE);
-        for (value, house) in finished {
-            if value > best {
-                (best, best_move) = (value, house);
-            }
-        }
-        Ok((best, if best > floor { best_move } else { NO_MOVE }))
     }
 
     fn stopped(&self) -> bool {
@@ -561,60 +262,6 @@ impl<'db> Search<'db> {
     /// bounds in the table, where a later call finds them.
     pub fn set_node_limit(&mut self, nodes: Option<u64>) {
         self.nodes_left = nodes.map(|n| Arc::new(AtomicI64::new(i64::try_from(n).unwrap_or(i64::MAX))));
-    }
-
-    /// Bounds on the value of `position` for the side to move (stores included) that earlier
-    /// calls of this search (or of others sharing its table) proved on the way, if the table
-    /// still holds any: a table hit is never a collision, so they are proven.
-    pub fn proven_bounds(&self, position: &Position) -> Option<(i32, i32)> {
-        let known = self.table.probe(TableKey::of(position))?;
-        let bound = seed_bound(position.seeds_on_board());
-        let (lower, upper) = (known.lower.max(-bound), known.upper.min(bound));
-        (lower > -bound || upper < bound).then(|| (position.margin() + lower, position.margin() + upper))
-    }
-
-    /// Whether `position` is answered by the database alone.
-    pub fn in_database(&self, position: &Position) -> bool {
-        self.database.is_some() && position.seeds_on_board() <= self.database_seeds
-    }
-
-    /// The exact value of `position` for the side to move, stores included.
-    pub fn value(&mut self, position: &Position) -> Result<i32, SearchError> {
-        Ok(position.margin() + self.board_value(position)?)
-    }
-
-    /// The exact board value (margin of the seeds still to be gained by the side to move).
-    /// MTD(f) starts from an estimate when the position lies far above the database.
-    pub fn board_value(&mut self, position: &Position) -> Result<i32, SearchError> {
-        self.board_value_from(position, None)
-    }
-
-    /// The board value, MTD(f) starting from `guess` or, without one, from an estimate.
-    fn board_value_from(&mut self, position: &Position, guess: Option<i32>) -> Result<i32, SearchError> {
-        self.board_value_resuming(position, (i32::MIN, i32::MAX), guess, |_, _, _| {})
-    }
-
-    /// As [`Search::board_value`], MTD(f) starting from `guess` (else an estimate) and from board-value
-    /// bounds already proven (say by a killed run) and calling `proven(lower, upper, nodes)` after
-    /// every zero-window test with the bounds proven so far and the nodes searched so far, so that
-    /// a caller can save them.
-    pub(crate) fn board_value_resuming(
-        &mut self,
-        position: &Position,
-        (lower, upper): (i32, i32),
-        guess: Option<i32>,
-        proven: impl FnMut(i32, i32, u64),
-    ) -> Result<i32, SearchError> {
-        self.check_houses(position)?;
-        let board = position.without_stores();
-        if let Some(value) = self.settled(&board)? {
-            return Ok(value);
-        }
-        let guess = match guess {
-            Some(guess) => guess,
-            None => self.first_guess(&board)?,
-        };
-        self.mtdf(&board, guess, (lower, upper), proven)
     }
 
     fn check_houses(&self, position: &Position) -> Result<(), SearchError> {
@@ -1094,117 +741,6 @@ impl<'db> Search<'db> {
         let value = effect.value(self.search(&effect.child, low, high, expect_cut)?);
         self.ply -= 1;
         Ok(value)
-    }
-
-    /// The exact value of every legal move from `position`, for the side to move, stores included.
-    pub fn move_values(&mut self, position: &Position) -> Result<Vec<(usize, i32)>, SearchError> {
-        self.check_houses(position)?;
-        let board = position.without_stores();
-        let mut values = Vec::new();
-        // Each child starts MTD(f) from the last sibling's value with the same side to move.
-        let mut guesses = [None; 2];
-        for house in board.legal_moves() {
-            let effect = MoveEffect::of(&self.rules, &board, house);
-            let child_value = if effect.over {
-                0
-            } else {
-                let guess = &mut guesses[usize::from(effect.extra_turn)];
-                let value = self.board_value_from(&effect.child, *guess)?;
-                *guess = Some(value);
-                value
-            };
-            values.push((house, position.margin() + effect.value(child_value)));
-        }
-        Ok(values)
-    }
-
-    /// A perfect-play line from `position` to the end of the game: each turn's houses (0-based),
-    /// the first turn for the side to move. Ties go to the move the search proved first. Under
-    /// rules with cycles the line stops where a position comes back: values do not say how to
-    /// make progress, so a line of value-keeping moves may go round for ever.
-    pub fn principal_variation(&mut self, position: &Position) -> Result<Vec<Vec<usize>>, SearchError> {
-        self.check_houses(position)?;
-        let mut board = position.without_stores();
-        let mut turns = Vec::new();
-        let mut turn = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        // After the first position, each one's value follows from the move that reached it.
-        let mut guess = None;
-        while !board.is_over(&self.rules) && seen.insert((board.house_key(), board.to_move())) {
-            let target = self.board_value_from(&board, guess)?;
-            let preferred = self.table.probe(TableKey::of(&board)).map_or(NO_MOVE, |k| k.best);
-            let mut moves: Vec<usize> = board.legal_moves().collect();
-            moves.sort_by_key(|&h| h as u8 != preferred);
-            let mut chosen = None;
-            for house in moves {
-                let effect = MoveEffect::of(&self.rules, &board, house);
-                if self.move_reaches(&effect, target)? {
-                    chosen = Some((house, effect));
-                    break;
-                }
-            }
-            // Exact values always have a move that keeps them; none here means the database
-            // holds values that contradict each other (a forged or damaged layer).
-            let (house, effect) = chosen.ok_or_else(|| SearchError::Inconsistent { position: board.to_string() })?;
-            guess = Some(effect.child_value(target));
-            turn.push(house);
-            if !effect.extra_turn {
-                turns.push(std::mem::take(&mut turn));
-            }
-            board = effect.child.without_stores();
-            if effect.over {
-                break;
-            }
-        }
-        if !turn.is_empty() {
-            turns.push(turn);
-        }
-        Ok(turns)
-    }
-
-    /// Whether the move with `effect` reaches board value `target` for its mover.
-    fn move_reaches(&mut self, effect: &MoveEffect, target: i32) -> Result<bool, SearchError> {
-        let child = effect.child.without_stores();
-        if effect.over {
-            return Ok(effect.value(0) >= target);
-        }
-        if let Some(value) = self.settled(&child)? {
-            return Ok(effect.value(value) >= target);
-        }
-        let child_target = effect.child_value(target);
-        if effect.extra_turn {
-            self.at_least(&child, child_target)
-        } else {
-            // The mover's value falls as the child's rises: it reaches `target` while the child's
-            // stays at or below `child_target`.
-            Ok(!self.at_least(&child, child_target + 1)?)
-        }
-    }
-
-    /// Solves `position` exactly: its value and the exact value of every first turn (with its
-    /// extra-turn chain), in [`first_turns`] order. `progress(done, total)` is called before the
-    /// first opening and after each.
-    pub fn analyse(
-        &mut self,
-        position: &Position,
-        mut progress: impl FnMut(usize, usize),
-    ) -> Result<Analysis, SearchError> {
-        self.check_houses(position)?;
-        let nodes_before = self.stats.nodes;
-        let turns = first_turns(&self.rules, position);
-        progress(0, turns.len());
-        let mut openings = Vec::with_capacity(turns.len());
-        let mut guess = None;
-        for (i, (moves, after)) in turns.iter().enumerate() {
-            let board_value = self.board_value_from(after, guess)?;
-            guess = Some(board_value);
-            openings.push(Opening { moves: moves.clone(), value: -(after.margin() + board_value) });
-            progress(i + 1, turns.len());
-        }
-        let value = openings.iter().map(|o| o.value).max().unwrap_or_else(|| position.final_margin(&self.rules));
-        let pie_value =
-            self.rules.pie.then(|| crate::answer::pie_value(openings.iter().map(|o| o.value)).unwrap_or(value));
-        Ok(Analysis { value: pie_value.unwrap_or(value), openings, pie_value, nodes: self.stats.nodes - nodes_before })
     }
 }
 
