@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::bounds::Proven;
-use super::position::{LegalMove, MoveEffect, Source};
+use super::position::{LegalMove, MoveFacts, Source};
 use super::wdl;
 use crate::board::{Position, Side};
 use crate::moves::Turn;
@@ -66,7 +66,7 @@ impl Mainline {
         for turn in turns {
             let side = current.to_move();
             for &house in turn {
-                let effect = MoveEffect::of(rules, &current, house);
+                let effect = MoveFacts::of(rules, &current, house);
                 line.push(LineMove { played: LegalMove { house: house + 1, effect }, side });
                 current = effect.position;
             }
@@ -146,7 +146,7 @@ impl ProvenLine {
         let mut current = *position;
         for (house, keeps) in moves {
             let side = current.to_move();
-            let effect = MoveEffect::of(rules, &current, house);
+            let effect = MoveFacts::of(rules, &current, house);
             line.push(ProvenMove { played: LineMove { played: LegalMove { house: house + 1, effect }, side }, keeps });
             match turns.last_mut() {
                 Some((last, houses)) if *last == side => houses.push(house),

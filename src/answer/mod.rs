@@ -11,7 +11,7 @@ pub use bounds::{Bounds, Proven, signed, sorted_names};
 pub use line::{LineMove, Mainline, ProvenLine, ProvenMove};
 pub(crate) use position::moves_best_first;
 pub use position::{
-    Answer, BoundedAnswer, Estimate, KeepingMove, LegalMove, MoveBounds, MoveEffect, MoveValue, PositionAnswer,
+    Answer, BoundedAnswer, Estimate, KeepingMove, LegalMove, MoveBounds, MoveFacts, MoveValue, PositionAnswer,
     PositionMoves, PositionReport, Source, Unfinished, legal_moves,
 };
 

@@ -41,9 +41,10 @@ impl Source {
     }
 }
 
-/// What a legal move does, whatever it is worth.
+/// What a legal move does, whatever it is worth: the facts an answer reports of it (the search's
+/// own [`crate::moves::MoveEffect`] is its working copy).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct MoveEffect {
+pub struct MoveFacts {
     /// The bin it is sown from, in the notation's numbering (South 1..m, North m+2..2m+1).
     pub bin: usize,
     /// The mover moves again.
@@ -58,16 +59,16 @@ pub struct MoveEffect {
     pub position: Position,
 }
 
-impl MoveEffect {
+impl MoveFacts {
     /// What house `house` (0-based from the mover's left, a legal move) does at `position`.
-    pub fn of(rules: &Rules, position: &Position, house: usize) -> MoveEffect {
+    pub fn of(rules: &Rules, position: &Position, house: usize) -> MoveFacts {
         let mut after = *position;
         let outcome = after.play(rules, house);
         let bin = match position.to_move() {
             Side::South => house + 1,
             Side::North => position.houses() + 2 + house,
         };
-        MoveEffect {
+        MoveFacts {
             bin,
             extra_turn: outcome.extra_turn,
             capture: outcome.captured > 0,
@@ -86,7 +87,7 @@ pub struct LegalMove {
     pub house: usize,
     /// What it does.
     #[serde(flatten)]
-    pub effect: MoveEffect,
+    pub effect: MoveFacts,
 }
 
 /// Every legal move of `position` (none once the game is over), by house.
@@ -96,7 +97,7 @@ pub fn legal_moves(rules: &Rules, position: &Position) -> Vec<LegalMove> {
     }
     position
         .legal_moves()
-        .map(|house| LegalMove { house: house + 1, effect: MoveEffect::of(rules, position, house) })
+        .map(|house| LegalMove { house: house + 1, effect: MoveFacts::of(rules, position, house) })
         .collect()
 }
 
@@ -137,7 +138,7 @@ pub struct MoveValue {
     pub house: usize,
     /// What it does.
     #[serde(flatten)]
-    pub effect: MoveEffect,
+    pub effect: MoveFacts,
     /// The exact value of the position after it, for the mover, stores included.
     pub value: i32,
     /// It keeps the position's value.
@@ -156,7 +157,7 @@ pub(crate) fn moves_best_first(
         .iter()
         .map(|&(house, v)| MoveValue {
             house: house + 1,
-            effect: MoveEffect::of(rules, position, house),
+            effect: MoveFacts::of(rules, position, house),
             value: v,
             best: v == value,
         })
@@ -192,7 +193,7 @@ pub struct MoveBounds {
     pub house: usize,
     /// What it does.
     #[serde(flatten)]
-    pub effect: MoveEffect,
+    pub effect: MoveFacts,
     /// The mover's value after it as far as proofs establish it (`value`, `lower`, `upper` and
     /// the proofs behind each bound).
     #[serde(flatten)]
@@ -238,7 +239,7 @@ impl BoundedAnswer {
             .iter()
             .map(|(house, bounds)| MoveBounds {
                 house: house + 1,
-                effect: MoveEffect::of(rules, position, *house),
+                effect: MoveFacts::of(rules, position, *house),
                 known: bounds.clone(),
                 best: bounds.value().is_some() && bounds.value() == known.value(),
             })

@@ -14,7 +14,7 @@ use std::time::Instant;
 use super::proven_index::ProvenIndex;
 use super::{analyse_position, estimated_moves};
 use crate::answer::{
-    Answer, Bounds, DatabaseUsed, Estimate, KeepingMove, LegalMove, Mainline, MoveEffect, PositionAnswer,
+    Answer, Bounds, DatabaseUsed, Estimate, KeepingMove, LegalMove, Mainline, MoveFacts, PositionAnswer,
     PositionReport, Proven, Source, StartReport, Unfinished,
 };
 use crate::board::Position;
@@ -197,7 +197,7 @@ impl Prepared {
                     return Ok(Some(KeepingMove {
                         position: *position,
                         rules: rules.to_string(),
-                        played: LegalMove { house: house + 1, effect: MoveEffect::of(&rules, position, house) },
+                        played: LegalMove { house: house + 1, effect: MoveFacts::of(&rules, position, house) },
                         keeps: keeps.clone(),
                         nodes: search.stats().nodes,
                         seconds: clock.elapsed().as_secs_f64(),

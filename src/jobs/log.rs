@@ -50,7 +50,7 @@ impl Record {
 
 /// Everything proven about one task, and what it cost.
 #[derive(Clone, Copy, Debug)]
-pub struct Known {
+pub struct TaskProven {
     /// Its bounds.
     pub bounds: Bounds,
     /// Nodes spent in all runs.
@@ -61,7 +61,7 @@ pub struct Known {
 
 /// What the logs prove, by task key.
 #[derive(Clone, Debug, Default)]
-pub struct Proofs(HashMap<String, Known>);
+pub struct Proofs(HashMap<String, TaskProven>);
 
 impl Proofs {
     /// Adds one record; a record contradicting what is known is an error.
@@ -69,8 +69,10 @@ impl Proofs {
         let claim = Bounds { lower: record.lower, upper: record.upper };
         match self.0.get_mut(&record.task) {
             None => {
-                self.0
-                    .insert(record.task.clone(), Known { bounds: claim, nodes: record.nodes, seconds: record.seconds });
+                self.0.insert(
+                    record.task.clone(),
+                    TaskProven { bounds: claim, nodes: record.nodes, seconds: record.seconds },
+                );
             }
             Some(known) => {
                 known.bounds = known.bounds.intersect(&claim).ok_or_else(|| JobError::Conflict {
@@ -108,10 +110,10 @@ impl Proofs {
     }
 
     /// What is known about `task` (nothing proven yet: the seeds' bounds).
-    pub fn known(&self, task: &Task) -> Known {
-        let unknown = Known { bounds: Bounds::unknown(task.total_seeds), nodes: 0, seconds: 0.0 };
+    pub fn known(&self, task: &Task) -> TaskProven {
+        let unknown = TaskProven { bounds: Bounds::unknown(task.total_seeds), nodes: 0, seconds: 0.0 };
         let Some(known) = self.0.get(&task.key) else { return unknown };
-        Known { bounds: known.bounds.intersect(&unknown.bounds).unwrap_or(known.bounds), ..*known }
+        TaskProven { bounds: known.bounds.intersect(&unknown.bounds).unwrap_or(known.bounds), ..*known }
     }
 
     /// The records that reproduce these proofs, one per task, in key order.

@@ -49,7 +49,7 @@ use crate::search::table::SnapshotError;
 use crate::shard::Shard;
 
 pub use file::{Compute, Goal, Item, Job, Task};
-pub use log::{Known, Log, Proofs, Record, log_path, logs_in};
+pub use log::{Log, Proofs, Record, TaskProven, log_path, logs_in};
 pub use merge::{MergeReport, merge};
 pub use results::{ItemResult, OpeningResult, results};
 pub(crate) use results::{item_settled, write_atomically, write_result_files, write_results};

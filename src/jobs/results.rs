@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Bounds, Compute, Job, JobError, Known, Proofs, Task, io_error, with_suffix};
+use super::{Bounds, Compute, Job, JobError, Proofs, Task, TaskProven, io_error, with_suffix};
 use crate::answer::{OPENINGS_LISTED, first_few, openings_by_value_text};
 
 /// One opening of an item's result.
@@ -72,7 +72,8 @@ pub struct ItemResult {
 /// The result of item `index` of `job` if `proofs` settle it.
 pub(crate) fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proofs) -> Option<ItemResult> {
     let item = &job.items[index];
-    let mine: Vec<(&Task, Known)> = tasks.iter().filter(|t| t.item == index).map(|t| (t, proofs.known(t))).collect();
+    let mine: Vec<(&Task, TaskProven)> =
+        tasks.iter().filter(|t| t.item == index).map(|t| (t, proofs.known(t))).collect();
     let total = item.position.total_seeds();
     let mut result = ItemResult {
         job: job.name.clone(),

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::{Bounds, Goal, JobError, Known, Log, Record, Task};
+use super::{Bounds, Goal, JobError, Log, Record, Task, TaskProven};
 use crate::rules::Rules;
 use crate::search::{Search, SearchError};
 
@@ -17,7 +17,7 @@ pub(crate) fn solve_task(
     task: &Task,
     log: &mut Log,
     guess: Option<i32>,
-) -> Result<Known, JobError> {
+) -> Result<TaskProven, JobError> {
     let known = log.proofs().known(task);
     if task.goal.answered(&known.bounds) {
         return Ok(known);
@@ -94,7 +94,7 @@ pub(crate) fn solve_task_with_checkpoints(
     guess: Option<i32>,
     deadline: Option<Instant>,
     checkpoints: Option<&Checkpoints>,
-) -> Result<Known, JobError> {
+) -> Result<TaskProven, JobError> {
     loop {
         let next = checkpoints.map(|c| Instant::now() + c.every);
         let stop = match (deadline, next) {
