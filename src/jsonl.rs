@@ -54,6 +54,12 @@ pub(crate) fn parse_checked_lines<T: DeserializeOwned>(
     Ok((records, complete))
 }
 
+/// The complete lines of a log's `bytes`: all of them up to the last newline. What follows it is
+/// a line still being written, or cut short by a kill.
+pub(crate) fn complete_lines(bytes: &[u8]) -> &[u8] {
+    &bytes[..bytes.iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1)]
+}
+
 /// A log open for appending.
 pub struct Appender {
     file: File,
@@ -67,7 +73,7 @@ impl Appender {
         crate::input::refuse_special(path)?;
         let mut file = OpenOptions::new().read(true).append(true).create(true).open(path)?;
         let bytes = crate::input::read_capped(&file, crate::input::LARGE_FILE_BYTES)?;
-        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1);
+        let complete = complete_lines(&bytes).len();
         if complete < bytes.len() {
             file.set_len(complete as u64)?;
             file.seek(SeekFrom::End(0))?;

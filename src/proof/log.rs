@@ -253,11 +253,10 @@ pub fn logs_digest(dir: &Path) -> Result<String, ProofError> {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     for path in logs_in(dir)? {
         let bytes = crate::input::read(&path, crate::input::LARGE_FILE_BYTES).map_err(io_error(&path))?;
-        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1);
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         hasher.update(name.as_bytes());
         hasher.update(b"\0");
-        hasher.update(&bytes[..complete]);
+        hasher.update(crate::jsonl::complete_lines(&bytes));
     }
     Ok(format!("xxh3-64 {:016x}", hasher.digest()))
 }
