@@ -342,6 +342,12 @@ impl Position {
         finished.margin()
     }
 
+    /// [`Position::final_margin`] for `side` (its store minus the other's), whoever is to move.
+    pub fn final_margin_for(&self, rules: &Rules, side: Side) -> i32 {
+        let margin = self.final_margin(rules);
+        if self.to_move() == side { margin } else { -margin }
+    }
+
     /// Adds one seed to each bin in `bins`.
     #[inline]
     fn add_one(&mut self, bins: std::ops::Range<usize>) {

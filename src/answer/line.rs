@@ -60,23 +60,9 @@ impl Mainline {
     /// The line of `turns` (each a chain of houses 0..m) from `position`, worth `value`, from
     /// `source`.
     pub fn new(rules: &Rules, position: &Position, value: i32, turns: &[Vec<usize>], source: Source) -> Mainline {
-        let mut line = Vec::new();
-        let mut text = Vec::new();
-        let mut current = *position;
-        for turn in turns {
-            let side = current.to_move();
-            for &house in turn {
-                let effect = MoveFacts::of(rules, &current, house);
-                line.push(LineMove { played: LegalMove { house: house + 1, effect }, side });
-                current = effect.position;
-            }
-            text.push(format!("{} {}", side.letter(), Turn::from_indices(turn)));
-        }
+        let (line, text, current) = played_line(rules, position, turns.iter().flatten().copied());
         let over = current.is_over(rules);
-        let south_margin = over.then(|| {
-            let margin = current.final_margin(rules);
-            if current.to_move() == Side::South { margin } else { -margin }
-        });
+        let south_margin = over.then(|| current.final_margin_for(rules, Side::South));
         Mainline {
             position: *position,
             rules: rules.to_string(),
@@ -84,7 +70,7 @@ impl Mainline {
             value,
             wdl: wdl(value),
             line,
-            text: text.join(" | "),
+            text,
             end: current,
             game_over: over,
             // Under clockwise sowing a line of value-keeping moves may come back to a position.
@@ -141,29 +127,42 @@ impl ProvenLine {
         moves: Vec<(usize, Proven)>,
         end_known: Option<Proven>,
     ) -> ProvenLine {
-        let mut line = Vec::new();
-        let mut turns: Vec<(Side, Vec<usize>)> = Vec::new();
-        let mut current = *position;
-        for (house, keeps) in moves {
-            let side = current.to_move();
-            let effect = MoveFacts::of(rules, &current, house);
-            line.push(ProvenMove { played: LineMove { played: LegalMove { house: house + 1, effect }, side }, keeps });
-            match turns.last_mut() {
-                Some((last, houses)) if *last == side => houses.push(house),
-                _ => turns.push((side, vec![house])),
-            }
-            current = effect.position;
-        }
-        let text = turns.iter().map(|(side, houses)| format!("{} {}", side.letter(), Turn::from_indices(houses)));
+        let (played, text, current) = played_line(rules, position, moves.iter().map(|&(house, _)| house));
+        let line = played.into_iter().zip(moves).map(|(played, (_, keeps))| ProvenMove { played, keeps }).collect();
         let game_over = current.is_over(rules);
         ProvenLine {
             position: *position,
             rules: rules.to_string(),
             line,
-            text: text.collect::<Vec<_>>().join(" | "),
+            text,
             end: current,
             game_over,
             end_known: if game_over { None } else { end_known },
         }
     }
+}
+
+/// The sowings `houses` (each 0..m) played from `position`, each with its mover; the turns they
+/// make as text (`S 1 3 | N 4`: a turn is the moves of one side in a row); and where they end.
+fn played_line(
+    rules: &Rules,
+    position: &Position,
+    houses: impl IntoIterator<Item = usize>,
+) -> (Vec<LineMove>, String, Position) {
+    let mut line = Vec::new();
+    let mut turns: Vec<(Side, Vec<usize>)> = Vec::new();
+    let mut current = *position;
+    for house in houses {
+        let side = current.to_move();
+        let effect = MoveFacts::of(rules, &current, house);
+        line.push(LineMove { played: LegalMove { house: house + 1, effect }, side });
+        match turns.last_mut() {
+            Some((last, chain)) if *last == side => chain.push(house),
+            _ => turns.push((side, vec![house])),
+        }
+        current = effect.position;
+    }
+    let text: Vec<String> =
+        turns.iter().map(|(side, chain)| format!("{} {}", side.letter(), Turn::from_indices(chain))).collect();
+    (line, text.join(" | "), current)
 }

@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use serde::Deserialize;
 
-use crate::board::{Position, Side};
+use crate::board::Position;
 use crate::moves::Turn;
 use crate::notation::parse_start;
 use crate::rules::Rules;
@@ -65,9 +65,7 @@ impl Lines {
         if !position.is_over(&rules) {
             return Err(format!("the line ends at {position}, before the game does"));
         }
-        let margin = position.final_margin(&rules);
-        let south_margin = if position.to_move() == Side::South { margin } else { -margin };
-        let start_value = if start.to_move() == Side::South { south_margin } else { -south_margin };
+        let start_value = position.final_margin_for(&rules, start.to_move());
         if start_value != solved.value {
             return Err(format!("the line ends {start_value} for the first player, not the value {}", solved.value));
         }
@@ -80,7 +78,7 @@ impl Lines {
             }
             let mut rest = vec![turns[turn_index][in_turn..].to_vec()];
             rest.extend(turns[turn_index + 1..].iter().cloned());
-            let value = if before.to_move() == Side::South { south_margin } else { -south_margin };
+            let value = position.final_margin_for(&rules, before.to_move());
             self.from.entry((rules.for_values(), before)).or_insert(LineFrom { value, turns: rest });
         }
         Ok(())

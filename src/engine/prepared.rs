@@ -183,8 +183,7 @@ impl Prepared {
             let mut child = *position;
             child.play(&rules, house);
             let tested = if child.is_over(&rules) {
-                let margin = child.final_margin(&rules);
-                Ok(if child.to_move() == position.to_move() { margin } else { -margin } >= lower)
+                Ok(child.final_margin_for(&rules, position.to_move()) >= lower)
             } else if child.to_move() == position.to_move() {
                 search.board_value_at_least(&child, lower - child.margin())
             } else {

@@ -176,8 +176,7 @@ impl ProvenIndex {
             let mut child = *position;
             child.play(rules, house);
             let mut known = if child.is_over(rules) {
-                let margin = child.final_margin(rules);
-                Proven::unproven(Bounds::exact(if child.to_move() == position.to_move() { margin } else { -margin }))
+                Proven::unproven(Bounds::exact(child.final_margin_for(rules, position.to_move())))
             } else if child.to_move() == position.to_move() {
                 let (known, child_held) = self.known_within_turn(rules, &child, depth)?;
                 held |= child_held;
@@ -424,8 +423,7 @@ mod tests {
         let five = Position::start(6, 5).unwrap();
         let line = index.proven_line(&rules, &five);
         assert!(line.game_over && line.end_known.is_none(), "{}", line.text);
-        let margin = line.end.final_margin(&rules);
-        assert_eq!(if line.end.to_move() == five.to_move() { margin } else { -margin }, 12, "{}", line.text);
+        assert_eq!(line.end.final_margin_for(&rules, five.to_move()), 12, "{}", line.text);
     }
 
     /// Every position along the shipped perfect lines is answered exactly, with no search.

@@ -322,12 +322,11 @@ fn line_end_sound(answer: &Value, rules: &Rules, position: &Position, end: &Posi
     if !end.is_over(rules) || answer["game_over"] != Value::Bool(true) {
         return Err("the line does not end the game".to_string());
     }
-    let for_south = |side: Side, margin: i32| if side == Side::South { margin } else { -margin };
-    let south = for_south(end.to_move(), end.final_margin(rules));
+    let south = end.final_margin_for(rules, Side::South);
     if answer["south_margin"].as_i64() != Some(i64::from(south)) {
         return Err(format!("the line ends at South's margin {south}, not the one it carries"));
     }
-    if answer["value"].as_i64() != Some(i64::from(for_south(position.to_move(), south))) {
+    if answer["value"].as_i64() != Some(i64::from(end.final_margin_for(rules, position.to_move()))) {
         return Err("the line's value is not the margin it ends at".to_string());
     }
     Ok(())
