@@ -13,19 +13,19 @@
 //!
 //! A library user mostly needs the names re-exported here: a [`Position`] under [`Rules`], the
 //! reference [`Solver`], and the one way every front end asks a question: an
-//! [`engine::Setup`] prepares searches ([`Prepared`]) after [`known_answer`] has looked in the
-//! [`OpeningBook`] and the proofs, and the answers are the serde types of [`answer`]
+//! [`engine::Setup`] prepares searches ([`Prepared`]) after [`ProvenIndex::answer`] has looked in
+//! the [`OpeningBook`] and the proofs, and the answers are the serde types of [`answer`]
 //! ([`PositionReport`], [`Mainline`], [`StartReport`]).
 //!
 //! One value convention holds everywhere: a value is the final store difference *for the side to
 //! move* under perfect play, each side maximising its own final margin.
 //!
-//! A front end asks [`known_answer`] first (the index of everything proven: [`ProvenIndex`]),
+//! A front end asks [`ProvenIndex::answer`] first (the index of everything proven),
 //! and searches only where it has nothing ([`engine::Setup`], then [`Prepared::report`]); a
 //! program that only needs small games' values can use the reference [`Solver`]:
 //!
 //! ```
-//! use kalah::{Notation, Position, ProvenIndex, Rules, Solver, known_answer, parse_position, replay};
+//! use kalah::{Notation, Position, ProvenIndex, Rules, Solver, parse_position, replay};
 //!
 //! // A game played by the rules: South's 1, then North's 2, whose last seed lands in North's
 //! // store, so North moves again.
@@ -41,7 +41,7 @@
 //! let position = parse_position("7 0 7 7 7 7 1 0 7 7 7 7 7 1 S")?;
 //! let known = index.bounds(&Rules::STANDARD, &position).expect("proven");
 //! assert_eq!((known.bounds.lower, known.bounds.upper), (2, 4));
-//! assert!(known_answer(&index, &Rules::STANDARD, &position).is_some());
+//! assert!(index.answer(&Rules::STANDARD, &position).is_some());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -75,7 +75,7 @@ pub use answer::{Analysis, Mainline, Opening, PositionReport, StartReport};
 pub use board::{Outcome, Position, Side};
 pub use database::Database;
 pub use engine::book::OpeningBook;
-pub use engine::{Prepared, ProvenIndex, StartWork, known_answer};
+pub use engine::{Prepared, ProvenIndex, StartWork};
 pub use game::{Game, IllegalMove, ReplayError, ReplayFailure, replay};
 pub use notation::{Notation, ParseError, parse_position, parse_start};
 pub use rules::Rules;

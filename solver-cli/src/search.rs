@@ -175,7 +175,7 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
     }
     // So is any other position of the proofs (no search of every first turn would finish there):
     // what `kalah query` says of it.
-    if let Some(report) = engine::known_answer(&index, &rules, &start)
+    if let Some(report) = index.answer(&rules, &start)
         && let Answer::Bounded(answer) = &report.answer
         && answer.source == Source::Proof
     {
@@ -323,10 +323,9 @@ pub struct QueryArgs {
 pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
     let rules = args.rules.resolve();
     let position = parse_start(&args.position)?;
-    // The same path as the service's: what the book and the proofs hold, then a search, then
-    // (out of time) a shipped line through the position.
+    // The same path as the service's: what the book, the lines and the proofs hold, then a search.
     let index = ProvenIndex::shipped()?;
-    let report = match engine::known_answer(&index, &rules, &position) {
+    let report = match index.answer(&rules, &position) {
         Some(report) => report,
         None => {
             let prepared = prepare(&args.search, &rules, &position, Load::WhenProbed)?;

@@ -10,7 +10,7 @@ mod lines;
 mod prepared;
 pub mod proven_index;
 
-pub use prepared::{Prepared, StartWork, Unanswered, known_answer};
+pub use prepared::{Prepared, StartWork, Unanswered};
 pub use proven_index::ProvenIndex;
 
 use std::path::{Path, PathBuf};

@@ -1,17 +1,17 @@
 //! A search made ready, and the questions every front end asks of one. [`Setup::prepare`] (a
 //! command) and [`KeptEngines::prepare`] (the service) choose the database and table; the
 //! questions (a position's answer, a perfect line, a start's openings, a value) are asked here,
-//! so that `kalah query` and `/api/v1/position` answer alike. [`known_answer`] comes first: what
-//! the book and the proofs hold needs no search at all.
+//! so that `kalah query` and `/api/v1/position` answer alike. [`ProvenIndex::answer`] comes first:
+//! what the book and the proofs hold needs no search at all.
 //!
 //! [`Setup::prepare`]: super::Setup::prepare
 //! [`KeptEngines::prepare`]: super::kept::KeptEngines::prepare
+//! [`ProvenIndex::answer`]: super::ProvenIndex::answer
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Instant;
 
-use super::proven_index::ProvenIndex;
 use super::{analyse_position, estimated_moves};
 use crate::answer::{
     Answer, Bounds, DatabaseUsed, Estimate, KeepingMove, LegalMove, Mainline, MoveFacts, PositionAnswer,
@@ -23,13 +23,6 @@ use crate::moves::Turn;
 use crate::rules::Rules;
 use crate::search::table::Table;
 use crate::search::{Search, SearchError, SearchOptions, Stats};
-
-/// The answer the shipped tables, lines and proofs hold for `position` under `rules`, if any
-/// ([`ProvenIndex::answer`]): exact from the result tables, else bounds naming the proofs. Every
-/// front end asks this first.
-pub fn known_answer(index: &ProvenIndex, rules: &Rules, position: &Position) -> Option<PositionReport> {
-    index.answer(rules, position)
-}
 
 /// What a search of `position` that stopped with `error` knew: the `bounds` it proved and, when
 /// time ran out, every move's cheap estimate.

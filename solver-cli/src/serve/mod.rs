@@ -473,7 +473,7 @@ impl Service {
         let key = (endpoint, query.rules, query.position);
         // The same path as `kalah query`: what the book and the proofs hold, then a search.
         if endpoint == "position"
-            && let Some(report) = kalah::engine::known_answer(&self.index, &query.rules, &query.position)
+            && let Some(report) = self.index.answer(&query.rules, &query.position)
         {
             return Ok(axum::Json(to_json(&report)));
         }
