@@ -398,9 +398,14 @@ async function show() {
   else showMainline(at, ticket);
 }
 
+// Whether the user plays against the engine and the engine is to move at `at`.
+function enginesTurn(at) {
+  return Boolean(state.playAs) && parsePosition(at).side !== state.playAs;
+}
+
 // Whether the engine is to move at `at` and the user lets it search past the time limit.
 function patientEngine(at) {
-  return Boolean(state.playAs) && parsePosition(at).side !== state.playAs && $('patient').checked;
+  return enginesTurn(at) && $('patient').checked;
 }
 
 // A position not solved (time limit, busy, cancelled): its legal moves without values.
@@ -413,8 +418,7 @@ async function unsolved(at, err) {
   showError(cancelled ? '' : err.message);
   // Out of time: the service may search this one position longer, if the user wants to wait.
   const offer = err.body && err.body.longer_time_limit;
-  const enginesTurn = state.playAs && state.playAs !== parsePosition(at).side;
-  if (offer && !enginesTurn) {
+  if (offer && !enginesTurn(at)) {
     $('longer').textContent = `Keep searching (up to ${offer >= 120 ? `${Math.round(offer / 60)} min` : `${Math.round(offer)} s`})`;
     $('longer').hidden = false;
   }
@@ -432,7 +436,7 @@ async function unsolved(at, err) {
   // Playing against the engine: without a value in time it plays the move the server's estimate
   // rates best (the first legal move without one), and says that it is not proven.
   const { side } = parsePosition(at);
-  if (state.playAs && state.playAs !== side && moves.length) {
+  if (enginesTurn(at) && moves.length) {
     const ticket = state.ticket;
     const estimates = (err.body && err.body.estimates) || [];
     const rated = estimates.length ? moves.find((m) => m.move === estimates[0].move) : undefined;
