@@ -420,11 +420,15 @@ async fn openings(
     Ok(axum::Json(to_json(map)))
 }
 
-/// `prepared`, its nodes counted for `/progress` as it searches where its search is `registered`.
-fn watched(prepared: Prepared, registered: &Option<(Arc<progress::Progress>, progress::Registered<'_>)>) -> Prepared {
-    match registered {
-        Some((progress, _)) => prepared.with_node_counter(progress.node_counter()),
-        None => prepared,
+/// A search registered for `/progress` while it runs (none for an answer without a search).
+type Watch<'s> = Option<(Arc<progress::Progress>, progress::Registered<'s>)>;
+
+/// What a search tells `/progress` of the bounds it has proven, where it is watched.
+fn tell_progress<'w>(watch: &'w Watch<'_>) -> impl FnMut(i32, i32, u64) + 'w {
+    move |lower, upper, nodes| {
+        if let Some((progress, _)) = watch {
+            progress.proven(lower, upper, nodes);
+        }
     }
 }
 
@@ -547,6 +551,27 @@ impl Service {
         self.engines.prepare(&query.rules, kept, deadline).with_cancel(Arc::clone(&cancel.0))
     }
 
+    /// [`Service::prepared`] searches of `query`, registered for `/progress` under `phase` while
+    /// they run (with their nodes counted as they go) where they search: `always`, or where the
+    /// position is neither over nor held by the database.
+    fn watched(
+        &self,
+        query: &PositionQuery,
+        cancel: &Cancel,
+        phase: &'static str,
+        always: bool,
+    ) -> Result<(Prepared, Watch<'_>), ApiError> {
+        let PositionQuery { position, rules, .. } = query;
+        let prepared = self.prepared(query, &self.engine(rules, position.houses())?, cancel);
+        let searched = always || (!position.is_over(rules) && !prepared.holds(position));
+        let watch = searched.then(|| self.in_flight.start(*rules, *position, phase));
+        let prepared = match &watch {
+            Some((progress, _)) => prepared.with_node_counter(progress.node_counter()),
+            None => prepared,
+        };
+        Ok((prepared, watch))
+    }
+
     /// How long `query` may search: the long time limit where it asks for more time.
     fn time_limit_of(&self, query: &PositionQuery) -> Duration {
         match query.longer {
@@ -580,18 +605,9 @@ impl Service {
 
     /// `/position`: the value for the side to move and every legal move's value, best first.
     fn analyse(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
-        let PositionQuery { position, rules, .. } = query;
-        let prepared = self.prepared(query, &self.engine(rules, position.houses())?, cancel);
         // A search registers its progress for /progress while it runs.
-        let searched = !position.is_over(rules) && !prepared.holds(position);
-        let registered = searched.then(|| self.in_flight.start(*rules, *position, "moves"));
-        let prepared = watched(prepared, &registered);
-        let report = prepared.report(position, |lower, upper, nodes| {
-            if let Some((progress, _)) = &registered {
-                progress.proven(lower, upper, nodes);
-            }
-        });
-        match report {
+        let (prepared, watch) = self.watched(query, cancel, "moves", false)?;
+        match prepared.report(&query.position, tell_progress(&watch)) {
             Ok(report) => Ok(to_json(&report)),
             Err(Unanswered { error, known }) => Err(self.search_error(error, query).with(&known)),
         }
@@ -610,9 +626,7 @@ impl Service {
         if known.lower_proofs.is_empty() || known.bounds.lower <= -(position.total_seeds() as i32) {
             return Err(no_bound());
         }
-        let prepared = self.prepared(query, &self.engine(rules, position.houses())?, cancel);
-        let registered = Some(self.in_flight.start(*rules, *position, "moves"));
-        let prepared = watched(prepared, &registered);
+        let (prepared, _watch) = self.watched(query, cancel, "moves", true)?;
         match prepared.keeping_move(position, &known) {
             Ok(Some(kept)) => Ok(to_json(&kept)),
             Ok(None) => Err(ApiError::new(
@@ -626,16 +640,8 @@ impl Service {
     /// `/mainline`: a perfect-play line from the position to the end of the game, one entry per
     /// sowing, with the position after each.
     fn mainline(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
-        let PositionQuery { position, rules, .. } = query;
-        let prepared = self.prepared(query, &self.engine(rules, position.houses())?, cancel);
-        let searched = !position.is_over(rules) && !prepared.holds(position);
-        let registered = searched.then(|| self.in_flight.start(*rules, *position, "line"));
-        let prepared = watched(prepared, &registered);
-        let line = prepared.mainline(position, |lower, upper, nodes| {
-            if let Some((progress, _)) = &registered {
-                progress.proven(lower, upper, nodes);
-            }
-        });
+        let (prepared, watch) = self.watched(query, cancel, "line", false)?;
+        let line = prepared.mainline(&query.position, tell_progress(&watch));
         Ok(to_json(&line.map_err(|err| search_error(err, self.time_limit))?))
     }
 
