@@ -6,9 +6,12 @@
 # engine move's seconds and how it was chosen, then the median and the worst:
 #   proven     a move the position's answer proves best (the book, the database, a search, or
 #              exact bounds from the proofs)
-#   keeps      a move the proofs prove keeps the position's proven lower bound
-#   searched   past the proofs' leaves, a move /api/v1/keeping-move proved to keep it
+#   keeps      a move the proofs (or the database) prove keeps the position's proven lower
+#              bound, or the bound the engine's last move kept
+#   searched   past the proofs' leaves, a move /api/v1/keeping-move proved by search to keep it
 #   estimate   none proven within TIME_LIMIT: the best by the estimates, NOT proven
+# Once a move is proven to keep a bound, the engine's next turn (North's moves cannot lower it)
+# asks /keeping-move for a move that keeps it again: zero-window tests, not the position's value.
 # The first player never falls below the proven value while every move is proven, keeps or
 # searched. A benchmark, not a test: it needs minutes to hours.
 #   scripts/bench-play.sh                                    # 6x6 standard, 5 games, 32 seeds
@@ -49,40 +52,52 @@ import json, random, statistics, sys, time, urllib.error, urllib.parse, urllib.r
 url, start, rules, games, seed, max_seeds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
 rng = random.Random(seed)
 
-def get(endpoint, position):
-    query = urllib.parse.urlencode({"pos": position, "rules": rules})
+def get(endpoint, position, **more):
+    query = urllib.parse.urlencode({"pos": position, "rules": rules, **more})
     try:
         with urllib.request.urlopen(f"{url}/api/v1/{endpoint}?{query}", timeout=3600) as response:
             return response.status, json.load(response)
     except urllib.error.HTTPError as err:
         return err.code, json.load(err)
 
-def engine_move(position):
-    """The board's choice (solver-cli/web/board.js, replyTo): (move, how)."""
+def get_keeping(position, at_least):
+    """/keeping-move at `at_least`: (move, how, keeps), else the estimate's best, unproven."""
+    status, found = get("keeping-move", position, at_least=at_least)
+    if status == 200:
+        return found["move"], ("searched" if found["nodes"] else "keeps"), found["keeps"]["lower"]
+    estimates = found.get("estimates") or []
+    return (estimates[0]["move"] if estimates else None), "estimate", None
+
+def engine_move(position, kept):
+    """The board's choice (solver-cli/web/board.js, show, replyTo): (move, how, what it keeps),
+    `kept` what the engine's last move kept (None: nothing known)."""
+    if kept is not None:
+        move, how, keeps = get_keeping(position, kept)
+        if move is not None:
+            return move, how, keeps
+        return get("moves", position)[1]["moves"][0]["move"], "estimate", None
     status, answer = get("position", position)
     if status != 200:
         estimates = answer.get("estimates") or []
-        return (estimates[0]["move"] if estimates else answer["moves"][0]["move"]), "estimate"
+        return (estimates[0]["move"] if estimates else answer["moves"][0]["move"]), "estimate", None
     best = [m for m in answer["moves"] if m.get("best")]
     if best:
-        return best[0]["move"], "proven"
+        return best[0]["move"], "proven", answer.get("value")
     lower, proofs = answer.get("lower"), answer.get("lower_proofs") or []
     first = answer["moves"][0]
     if proofs and first.get("lower") == lower and first.get("lower_proofs"):
-        return first["move"], "keeps"
+        return first["move"], "keeps", lower
     if proofs:
-        status, found = get("keeping-move", position)
-        if status == 200:
-            return found["move"], "searched"
-        estimates = found.get("estimates") or []
-        if estimates:
-            return estimates[0]["move"], "estimate"
-    return first["move"], "estimate"
+        move, how, keeps = get_keeping(position, lower)
+        if move is not None:
+            return move, how, keeps
+    return first["move"], "estimate", None
 
 times, hows = [], {}
 for game in range(games):
     status, moves = get("moves", start)
     position = moves["position"]
+    kept = None  # what the engine's last move kept for South
     while True:
         status, moves = get("moves", position)
         legal = moves["moves"]
@@ -90,7 +105,7 @@ for game in range(games):
             break
         if moves["to_move"] == "south":
             clock = time.monotonic()
-            move, how = engine_move(position)
+            move, how, kept = engine_move(position, kept)
             seconds = time.monotonic() - clock
             times.append(seconds)
             hows[how] = hows.get(how, 0) + 1

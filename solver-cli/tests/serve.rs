@@ -462,6 +462,45 @@ fn a_move_keeping_a_proofs_bound_is_searched_for_past_its_leaves() {
     assert_eq!(body["estimates"].as_array().map(Vec::len), Some(4), "every move's estimate: {body}");
 }
 
+/// `/keeping-move?at_least=T`: a bound the game's earlier moves kept (issue 76: past the proofs'
+/// leaves the engine keeps what its last move kept, with zero-window tests): a move worth at
+/// least T, proven by search; above the value, a proven "worth less"; where the proofs name a
+/// move keeping more, theirs, at once.
+#[test]
+fn a_move_keeping_a_bound_the_game_kept_is_searched_for_or_taken_from_the_proofs() {
+    let root = tempfile::tempdir().unwrap();
+    let server = Server::start(root.path(), &["--time-limit", "20", "--no-cache"]);
+    let url = format!("{}/api/v1/keeping-move", server.url);
+    let client = agent();
+    // Kalah(4,3), no database: the exact answer, then a move keeping its value.
+    let start = "3 3 3 3 0 3 3 3 3 0 S";
+    let (_, answer) = get_json(&client, &format!("{}/api/v1/position", server.url), &[("pos", start)]);
+    let value = answer["value"].as_i64().unwrap();
+    let (status, kept) = get_json(&client, &url, &[("pos", start), ("at_least", &value.to_string())]);
+    assert_eq!(status, 200, "{kept}");
+    let played = answer["moves"].as_array().unwrap().iter().find(|m| m["move"] == kept["move"]).unwrap();
+    assert_eq!(played["value"].as_i64(), Some(value), "the move keeps the value: {kept}");
+    assert_eq!(kept["keeps"]["lower"].as_i64(), Some(value), "{kept}");
+    assert_eq!(kept["keeps"]["lower_proofs"].as_array().map(Vec::len), Some(0), "proven by the search: {kept}");
+    assert!(kept["nodes"].as_u64() > Some(0), "{kept}");
+    // Above the value no move keeps it: the search proves the position worth less.
+    let (status, body) = get_json(&client, &url, &[("pos", start), ("at_least", &(value + 1).to_string())]);
+    assert_eq!((status, body["upper"].as_i64()), (422, Some(value)), "{body}");
+    let (status, body) = get_json(&client, &url, &[("pos", start), ("at_least", "two")]);
+    assert_eq!(status, 400, "{body}");
+    // After South's 2 and North's 1 in standard Kalah(6,6) the proofs give South +2 to +4 and
+    // name the move that keeps +2: asked to keep less, the service plays theirs, unsearched.
+    let after = "7 0 7 7 7 7 1 0 7 7 7 7 7 1 S";
+    let (status, kept) = get_json(&client, &url, &[("pos", after), ("at_least", "0")]);
+    assert_eq!(status, 200, "{kept}");
+    assert_eq!((kept["move"].as_u64(), kept["nodes"].as_u64()), (Some(3), Some(0)), "{kept}");
+    assert_eq!(kept["keeps"]["lower"].as_i64(), Some(2), "{kept}");
+    assert!(kept["keeps"]["lower_proofs"].to_string().contains("standard-6x6-turn-2-ge-2"), "{kept}");
+    // Asked for more than the proofs allow, no search: proven worth less.
+    let (status, body) = get_json(&client, &url, &[("pos", after), ("at_least", "5")]);
+    assert_eq!((status, body["upper"].as_i64()), (422, Some(4)), "{body}");
+}
+
 /// Before its first zero-window test ends (Kalah(6,6) far from every proof, no database), a
 /// search's nodes already show (issue 76: "0 nodes" for 30 s before).
 #[test]

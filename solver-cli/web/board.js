@@ -10,8 +10,9 @@ const $ = (id) => document.getElementById(id);
 const state = {
   rules: 'standard',
   start: null,
-  // Each ply: { side: 'south'|'north', move: house 1..m, before, after, loss } (loss: the value
-  // the move gave away, when known). A pie swap is a ply with move 'swap'.
+  // Each ply: { side: 'south'|'north', move: house 1..m, before, after, loss, keeps } (loss: the
+  // value the move gave away, when known; keeps: what the move is proven to keep for its side, a
+  // lower bound on the value after it, when known). A pie swap is a ply with move 'swap'.
   plies: [],
   cursor: 0,
   playAs: '',
@@ -344,11 +345,11 @@ function watchSearch(ticket, at, say) {
   };
 }
 
-// While the position's search runs: its progress, and a way out.
-function searching(ticket, at) {
+// While the position's search runs (`what` it searches for): its progress, and a way out.
+function searching(ticket, at, what = 'searching') {
   $('cancel').hidden = false;
   const stop = watchSearch(ticket, at, (progress) => {
-    $('to-move').textContent = `searching… ${progress}`;
+    $('to-move').textContent = `${what}… ${progress}`;
   });
   return () => {
     stop();
@@ -369,6 +370,13 @@ async function show() {
   showPie(at);
   const key = `${state.rules}|${at}`;
   let answer = state.answers.get(key);
+  // The engine's own last move kept a bound here: it plays a move that keeps it (the proofs',
+  // else one a zero-window search finds), which costs far less than the position's value.
+  const kept = keptBy(parsePosition(at).side);
+  if (!answer && enginesTurn(at) && kept !== undefined) {
+    await playKeeping(at, kept, ticket);
+    return;
+  }
   if (!answer) {
     drawBoard(at, null);
     state.abort = new AbortController();
@@ -398,6 +406,75 @@ async function show() {
   else showMainline(at, ticket);
 }
 
+// What `side`'s last move is proven to keep for it (a number), where the game since went on
+// with the other side's moves only, which cannot lower it; undefined where nothing is known.
+function keptBy(side) {
+  for (let i = state.cursor - 1; i >= 0; i--) {
+    const ply = state.plies[i];
+    if (ply.move === 'swap') return undefined;
+    if (ply.side === side) return typeof ply.keeps === 'number' ? ply.keeps : undefined;
+  }
+  return undefined;
+}
+
+// The engine to move at `at`, where its last move kept `lower`: the legal moves drawn, then the
+// move that keeps `lower` played.
+async function playKeeping(at, lower, ticket) {
+  let moves;
+  try {
+    moves = (await api('moves', { pos: at, rules: state.rules })).moves;
+  } catch (err) {
+    if (ticket === state.ticket) showError(err.message);
+    return;
+  }
+  if (ticket !== state.ticket) return;
+  drawBoard(at, moves);
+  const mover = parsePosition(at).side === 'north' ? 'North' : 'South';
+  $('to-move').textContent = `${mover} to move`;
+  $('value').textContent = `value at least ${signed(lower)} for ${mover}, which its last move keeps`;
+  document.body.dataset.ready = String(ticket);
+  const chosen = await keepingMove(at, lower, moves, ticket);
+  if (chosen) setTimeout(() => ticket === state.ticket && play(at, parsePosition(at).side, chosen), 300);
+}
+
+// A move of `at` (one of `moves`) that keeps at least `lower` for the engine: the proofs' move
+// where they name one, else a zero-window search's; out of time, the estimate's best, said to
+// be unproven. Null where the user moved on or cancelled meanwhile.
+async function keepingMove(at, lower, moves, ticket) {
+  const patient = patientEngine(at);
+  const what = `searching${patient ? ' past the time limit' : ''} for a move that keeps at least ${signed(lower)}`;
+  const done = searching(ticket, at, what);
+  state.abort = new AbortController();
+  try {
+    const params = { pos: at, rules: state.rules, at_least: lower };
+    if (patient) params.longer = 1;
+    const found = await api('keeping-move', params, state.abort.signal);
+    done();
+    if (ticket !== state.ticket) return null;
+    const move = moves.find((m) => m.move === found.move);
+    const kept = signed(found.keeps.lower);
+    const proofs = found.keeps.lower_proofs;
+    const said = found.nodes
+      ? `The engine plays ${move.move}: it keeps at least ${kept}, proven by a search (${found.nodes} nodes).`
+      : `The engine plays ${move.move}: it keeps at least ${kept}, proven${proofs.length ? ` (${proofs.join(', ')})` : ''}.`;
+    return { move, said, keeps: found.keeps.lower };
+  } catch (err) {
+    done();
+    if (ticket !== state.ticket) return null;
+    if (err.name === 'AbortError') {
+      $('to-move').textContent = 'search cancelled';
+      return null;
+    }
+    const estimates = (err.body && err.body.estimates) || [];
+    const rated = estimates.length ? moves.find((m) => m.move === estimates[0].move) : undefined;
+    const move = rated || moves[0];
+    const said = rated
+      ? `No move was proven to keep the bound in time: the engine plays ${move.move}, best by its estimate (${signed(estimates[0].value)}), not proven.`
+      : `No move was proven to keep the bound in time: the engine plays ${move.move}, not proven.`;
+    return { move, said, keeps: undefined };
+  }
+}
+
 // Whether the user plays against the engine and the engine is to move at `at`.
 function enginesTurn(at) {
   return Boolean(state.playAs) && parsePosition(at).side !== state.playAs;
@@ -414,7 +491,9 @@ async function unsolved(at, err) {
   const mover = parsePosition(at).side === 'north' ? 'North' : 'South';
   $('to-move').textContent = cancelled ? 'search cancelled' : 'not solved';
   const bounds = err.body && err.body.bounds;
+  const otherKept = keptBy(parsePosition(at).side === 'north' ? 'south' : 'north');
   if (bounds) $('value').textContent = `value from ${signed(bounds.lower)} to ${signed(bounds.upper)} for ${mover}`;
+  else if (otherKept !== undefined) $('value').textContent = `value at most ${signed(-otherKept)} for ${mover}, by the other side's last move`;
   showError(cancelled ? '' : err.message);
   // Out of time: the service may search this one position longer, if the user wants to wait.
   const offer = err.body && err.body.longer_time_limit;
@@ -563,7 +642,8 @@ function playMove(move) {
   const exact = answer && typeof answer.value === 'number' && typeof move.value === 'number';
   const loss = exact ? answer.value - move.value : undefined;
   cut();
-  state.plies.push({ side, move: move.move, before: at, after: move.position, loss });
+  const keeps = typeof move.value === 'number' ? move.value : undefined;
+  state.plies.push({ side, move: move.move, before: at, after: move.position, loss, keeps });
   state.cursor = state.plies.length;
   $('loss').textContent = loss > 0 ? `${side === 'north' ? 'North' : 'South'}'s move ${move.move} gave away ${loss}.`
     : loss === 0 ? `${side === 'north' ? 'North' : 'South'}'s move ${move.move} keeps the value.` : '';
@@ -576,39 +656,34 @@ async function replyTo(answer) {
   // proven lower bound (a proof's move), else, past the proofs' leaves, one a search proves to
   // keep it, else the one with the best bounds, said to be unproven.
   const proven = answer.moves.filter((move) => move.best);
+  const at = position();
+  const ticket = state.ticket;
   let move = proven.length ? proven[Math.floor(Math.random() * proven.length)] : answer.moves[0];
   const provenBound = typeof answer.lower === 'number' && answer.lower_proofs && answer.lower_proofs.length;
   const keeps = !proven.length && provenBound && move.lower === answer.lower &&
     move.lower_proofs && move.lower_proofs.length;
-  let said = '';
-  if (keeps) {
-    said = `The engine plays ${move.move}: it keeps at least ${signed(move.lower)}, proven (${move.lower_proofs.join(', ')}).`;
-  } else if (!proven.length && provenBound) {
-    const ticket = state.ticket;
-    const at = position();
-    const patient = patientEngine(at);
-    $('loss').textContent = `The proofs end here: searching${patient ? ' past the time limit' : ''} for a move that keeps at least ${signed(answer.lower)}…`;
-    try {
-      const params = { pos: at, rules: state.rules };
-      if (patient) params.longer = 1;
-      const found = await api('keeping-move', params);
-      if (ticket !== state.ticket) return;
-      move = answer.moves.find((m) => m.move === found.move) || move;
-      said = `The engine plays ${move.move}: it keeps at least ${signed(answer.lower)}, proven by a search past the proofs (${found.nodes} nodes).`;
-    } catch (err) {
-      if (ticket !== state.ticket) return;
-      const estimates = (err.body && err.body.estimates) || [];
-      const rated = estimates.length && answer.moves.find((m) => m.move === estimates[0].move);
-      move = rated || move;
-      said = rated ? `No move was proven to keep the bound in time: the engine plays ${move.move}, best by its estimate (${signed(estimates[0].value)}), not proven.`
-        : `No move is proven best here: the engine plays ${move.move}, the best by the proofs' bounds, not proven.`;
-    }
-  } else if (!proven.length) {
-    said = `No move is proven best here: the engine plays ${move.move}, the best by the proofs' bounds, not proven.`;
+  let chosen;
+  if (proven.length) {
+    // Exact: the best move keeps the value (an unproven reply comes without one).
+    const exact = typeof answer.value === 'number' ? answer.value : undefined;
+    chosen = { move, said: '', keeps: exact };
+  } else if (keeps) {
+    chosen = { move, said: `The engine plays ${move.move}: it keeps at least ${signed(move.lower)}, proven (${move.lower_proofs.join(', ')}).`, keeps: move.lower };
+  } else if (provenBound) {
+    const kept = keptBy(answer.to_move);
+    chosen = await keepingMove(at, Math.max(answer.lower, kept === undefined ? answer.lower : kept), answer.moves, ticket);
+    if (!chosen) return;
+  } else {
+    chosen = { move, said: `No move is proven best here: the engine plays ${move.move}, the best by the proofs' bounds, not proven.`, keeps: undefined };
   }
-  const at = position();
+  play(at, answer.to_move, chosen);
+}
+
+// Plays the engine's `chosen` move ({ move, said, keeps }) by `side` at `at`.
+function play(at, side, chosen) {
+  const { move, said, keeps } = chosen;
   cut();
-  state.plies.push({ side: answer.to_move, move: move.move, before: at, after: move.position, loss: 0 });
+  state.plies.push({ side, move: move.move, before: at, after: move.position, loss: 0, keeps });
   state.cursor = state.plies.length;
   show();
   if (said) $('loss').textContent = said;

@@ -321,6 +321,28 @@ pub struct KeepingMove {
     pub seconds: f64,
 }
 
+impl KeepingMove {
+    /// Playing `house` (from 0) at `position` keeps `keeps`'s lower bound, found with `nodes`
+    /// searched in `seconds` (none where a proof names the move).
+    pub fn new(
+        rules: &Rules,
+        position: &Position,
+        house: usize,
+        keeps: Proven,
+        nodes: u64,
+        seconds: f64,
+    ) -> KeepingMove {
+        KeepingMove {
+            position: *position,
+            rules: rules.to_string(),
+            played: LegalMove { house: house + 1, effect: MoveFacts::of(rules, position, house) },
+            keeps,
+            nodes,
+            seconds,
+        }
+    }
+}
+
 /// A move's cheap estimate, which proves nothing: what to play when no value came in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Estimate {

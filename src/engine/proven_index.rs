@@ -258,6 +258,15 @@ impl ProvenIndex {
 }
 
 impl ProvenIndex {
+    /// The move (house from 0) of `position` proven, by a proof or exactly, to keep the most
+    /// for its mover of those that keep at least `at_least`; `None` where none is (a search may
+    /// find one).
+    pub fn move_keeping(&self, rules: &Rules, position: &Position, at_least: i32) -> Option<usize> {
+        let (_, moves) = self.bounds_and_moves(rules, position)?;
+        let keeping = moves.iter().filter(|(_, known)| known.bounds.lower >= at_least && lower_is_proven(known));
+        keeping.max_by_key(|(house, known)| (known.bounds.lower, std::cmp::Reverse(*house))).map(|&(house, _)| house)
+    }
+
     /// The line that keeps what is proven from `position` under `rules`, as far as the proofs and
     /// the shipped lines reach ([`ProvenLine`]): at each position the first move (by house) whose
     /// lower bound for its mover is the position's, proven by a proof or exact (of those, one a
@@ -271,10 +280,9 @@ impl ProvenIndex {
                 end_known = None;
                 break;
             };
-            let mut keeping = options.iter().filter(|(_, option)| {
-                option.bounds.lower == known.bounds.lower
-                    && (!option.lower_proofs.is_empty() || option.value().is_some())
-            });
+            let mut keeping = options
+                .iter()
+                .filter(|(_, option)| option.bounds.lower == known.bounds.lower && lower_is_proven(option));
             // Of those, one a shipped line goes on from, else one after which something is still
             // known, else the first.
             let after = |house: usize| {
@@ -295,6 +303,11 @@ impl ProvenIndex {
         }
         ProvenLine::new(rules, position, moves, end_known)
     }
+}
+
+/// Whether `known`'s lower bound is proven: by a proof, or exact (a table, the rules).
+fn lower_is_proven(known: &Proven) -> bool {
+    !known.lower_proofs.is_empty() || known.value().is_some()
 }
 
 /// What is proven of the best of `moves` for their mover ([`Proven::or_better`] of them all);

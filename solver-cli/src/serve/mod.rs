@@ -32,7 +32,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use clap::Args;
 use kalah::Position;
-use kalah::answer::{self, LegalMove, PositionMoves};
+use kalah::answer::{self, Bounds, KeepingMove, LegalMove, PositionMoves, Proven};
 use kalah::engine::ProvenIndex;
 use kalah::engine::book::OpeningBook;
 use kalah::engine::kept::{Kept, KeptEngines};
@@ -222,6 +222,9 @@ struct PositionQuery {
     rules: Rules,
     /// Search up to the service's long time limit instead of its time limit.
     longer: bool,
+    /// `/keeping-move`: the lower bound for the mover to keep (one the game's earlier moves
+    /// kept), where the proofs prove less or nothing.
+    at_least: Option<i32>,
 }
 
 impl PositionQuery {
@@ -232,6 +235,11 @@ impl PositionQuery {
     /// The query of an endpoint that searches: `longer` allowed too.
     fn parse_searched(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> Result<PositionQuery, ApiError> {
         PositionQuery::parse_with(query, &["pos", "rules", "longer"])
+    }
+
+    /// `/keeping-move`'s query: `longer` and `at_least` allowed too.
+    fn parse_keeping(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> Result<PositionQuery, ApiError> {
+        PositionQuery::parse_with(query, &["pos", "rules", "longer", "at_least"])
     }
 
     fn parse_with(
@@ -265,7 +273,13 @@ impl PositionQuery {
             Some("1") => true,
             Some(other) => return Err(ApiError::bad_request(format!("longer={other}: expected 1 or 0"))),
         };
-        Ok(PositionQuery { position, rules, longer })
+        let at_least = match params.get("at_least") {
+            None => None,
+            Some(text) => Some(text.parse::<i32>().map_err(|_| {
+                ApiError::bad_request(format!("at_least={text}: expected a whole number, the mover's margin"))
+            })?),
+        };
+        Ok(PositionQuery { position, rules, longer, at_least })
     }
 }
 
@@ -393,14 +407,15 @@ async fn proven_line(
     Ok(axum::Json(to_json(&service.index.proven_line(&rules, &position))))
 }
 
-/// `/keeping-move`: where the proofs bound the position's value from below but name no move
-/// that keeps the bound (past a proof's leaf), a move that does, found by zero-window tests
-/// within the time limit; what an engine playing the proofs' strategy plays there.
+/// `/keeping-move`: a move that keeps the position's proven lower bound for its mover, or
+/// `at_least` where that is more (a bound the game's earlier moves kept): the proofs' own move
+/// where they name one, else one found by zero-window tests within the time limit; what an
+/// engine playing the proofs' strategy plays, past their leaves too.
 async fn keeping_move(
     State(service): State<Arc<Service>>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
-    service.answer("keeping-move", PositionQuery::parse_searched(query)?, Service::keeping_move).await
+    service.answer("keeping-move", PositionQuery::parse_keeping(query)?, Service::keeping_move).await
 }
 
 async fn openings(
@@ -613,25 +628,55 @@ impl Service {
         }
     }
 
-    /// `/keeping-move`: a move that keeps the position's proven lower bound, by search.
+    /// `/keeping-move`: a move that keeps the position's proven lower bound, or `at_least` where
+    /// that is more: from the proofs where they name one, else by search.
     fn keeping_move(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
         let PositionQuery { position, rules, .. } = query;
-        let no_bound = || {
-            ApiError::new(
+        let unknown = Bounds::unknown(position.total_seeds());
+        let known = self.index.bounds(rules, position).unwrap_or_else(|| Proven::unproven(unknown));
+        let proven_lower =
+            (!known.lower_proofs.is_empty() && known.bounds.lower > unknown.lower).then_some(known.bounds.lower);
+        let Some(lower) = proven_lower.max(query.at_least) else {
+            return Err(ApiError::new(
                 StatusCode::NOT_FOUND,
-                format!("no proof bounds {position} from below under {rules}: /api/v1/position gives what is known"),
-            )
+                format!(
+                    "no proof bounds {position} from below under {rules} and no at_least was given: /api/v1/position gives what is known"
+                ),
+            ));
         };
-        let known = self.index.bounds(rules, position).ok_or_else(no_bound)?;
-        if known.lower_proofs.is_empty() || known.bounds.lower <= -(position.total_seeds() as i32) {
-            return Err(no_bound());
+        if lower > known.bounds.upper {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!(
+                    "no move of {position} keeps at least {lower}: it is proven worth at most {} for its mover",
+                    known.bounds.upper
+                ),
+            )
+            .with(&known));
+        }
+        // What the move is to keep: the proofs' bound, or the caller's (which the search proves).
+        let keeps = match proven_lower == Some(lower) {
+            true => known.clone(),
+            false => Proven {
+                bounds: Bounds { lower, upper: known.bounds.upper },
+                lower_proofs: Vec::new(),
+                ..known.clone()
+            },
+        };
+        if let Some(house) = self.index.move_keeping(rules, position, lower) {
+            return Ok(to_json(&KeepingMove::new(rules, position, house, keeps, 0, 0.0)));
         }
         let (prepared, _watch) = self.watched(query, cancel, "moves", true)?;
-        match prepared.keeping_move(position, &known) {
+        match prepared.keeping_move(position, &keeps) {
             Ok(Some(kept)) => Ok(to_json(&kept)),
+            Ok(None) if keeps.lower_proofs.is_empty() => Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("no move of {position} keeps at least {lower}: a search proves it worth less for its mover"),
+            )
+            .with(&serde_json::json!({ "upper": lower - 1 }))),
             Ok(None) => Err(ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                format!("no move of {position} keeps the proven {}", known.bounds.lower),
+                format!("no move of {position} keeps the proven {lower}"),
             )),
             Err(Unanswered { error, known }) => Err(self.search_error(error, query).with(&known)),
         }
