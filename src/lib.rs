@@ -7,9 +7,10 @@
 //! (endgame databases: build, file format, probing, verification) → [`search`] (MTD(f) search
 //! probing the databases) → [`engine`] (the database and table a search gets, and what a service
 //! keeps) → [`jobs`] and [`proof`] (batch solves and proofs that grow across runs and machines).
-//! [`published`] holds the published values they must reproduce; [`atomic`], [`jsonl`],
-//! [`lock`] and [`memory`] are the file and machine helpers they share. The claims proofs make
-//! are [`proof::Claim`]s.
+//! [`results`] is the format of the result files the jobs and the proofs' maps write and the
+//! opening book reads. [`published`] holds the published values they must reproduce;
+//! [`atomic`], [`jsonl`], [`lock`] and [`memory`] are the file and machine helpers they share.
+//! The claims proofs make are [`proof::Claim`]s.
 //!
 //! A library user mostly needs the names re-exported here: a [`Position`] under [`Rules`], the
 //! reference [`Solver`], and the one way every front end asks a question: an
@@ -66,6 +67,7 @@ pub mod moves;
 pub mod notation;
 pub mod proof;
 pub mod published;
+pub mod results;
 pub mod rules;
 pub mod search;
 pub mod shard;

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use kalah::answer::signed;
-use kalah::jobs::ItemResult;
 use kalah::parse_position;
 use kalah::published::{OPENINGS_6X6_EMPTY_CAPTURE_CSV, opening_values};
+use kalah::results::ItemResult;
 
 fn repository() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
-use kalah::jobs::{self, Compute, ItemResult, Job, JobError};
+use kalah::jobs::{self, Compute, Job, JobError};
+use kalah::results::ItemResult;
 use kalah::shard::Shard;
 use serde::Serialize;
 

@@ -14,6 +14,7 @@ use crate::answer::{Bounds, Mainline, PositionAnswer, Proven, Source, moves_best
 use crate::board::Position;
 use crate::moves::Turn;
 use crate::notation::parse_position;
+use crate::results::ItemResult;
 use crate::rules::Rules;
 
 /// One opening of a start, as the result files give it.
@@ -89,46 +90,6 @@ pub fn is_claimed(proof: &str) -> bool {
 }
 
 const NOT_CHECKED_HERE: &str = ", not checked here)";
-
-/// A line of a result file; items other than openings tables are skipped.
-#[derive(Deserialize)]
-struct ResultLine {
-    rules: String,
-    position: String,
-    compute: String,
-    #[serde(flatten)]
-    known: ResultBounds,
-    #[serde(default)]
-    openings: Vec<ResultOpening>,
-}
-
-#[derive(Deserialize)]
-struct ResultOpening {
-    #[serde(rename = "move")]
-    moves: String,
-    #[serde(flatten)]
-    known: ResultBounds,
-}
-
-/// What a result line says is proven of a value.
-#[derive(Deserialize)]
-struct ResultBounds {
-    value: Option<i32>,
-    lower: Option<i32>,
-    upper: Option<i32>,
-    #[serde(default)]
-    lower_proofs: Vec<String>,
-    #[serde(default)]
-    upper_proofs: Vec<String>,
-}
-
-impl ResultBounds {
-    /// Both bounds with what they say, when the line gives both.
-    fn proven(&self) -> Option<Proven> {
-        let bounds = Bounds { lower: self.lower?, upper: self.upper? };
-        Some(Proven::new(bounds, self.lower_proofs.clone(), self.upper_proofs.clone()))
-    }
-}
 
 /// What proofs establish at a position of a first turn: its value and each legal move's (by
 /// house 0..m).
@@ -264,7 +225,7 @@ impl OpeningBook {
             message: format!("line {}: {message}", number + 1),
         };
         for (number, line) in text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
-            let record: ResultLine = serde_json::from_str(line).map_err(|err| failed(number, err.to_string()))?;
+            let record: ItemResult = serde_json::from_str(line).map_err(|err| failed(number, err.to_string()))?;
             self.add(&record, claimed.then_some(name)).map_err(|message| failed(number, message))?;
         }
         Ok(())
@@ -272,7 +233,7 @@ impl OpeningBook {
 
     /// Adds an openings table: a complete one (every opening's exact value) to the exact book,
     /// one with bounds, or from checked proofs, to the bounded part.
-    fn add(&mut self, record: &ResultLine, claimed_in: Option<&str>) -> Result<(), String> {
+    fn add(&mut self, record: &ItemResult, claimed_in: Option<&str>) -> Result<(), String> {
         if record.compute != "openings" {
             return Ok(());
         }
@@ -281,12 +242,12 @@ impl OpeningBook {
         let exact: Option<Vec<BookOpening>> = record
             .openings
             .iter()
-            .map(|o| o.known.value.map(|value| BookOpening { moves: o.moves.clone(), value }))
+            .map(|o| o.value.map(|value| BookOpening { moves: o.moves.clone(), value }))
             .collect();
         // A map of checked proofs stays one once every turn is exact: its answers name the proofs.
-        let from_proofs = !record.known.lower_proofs.is_empty() || !record.known.upper_proofs.is_empty();
+        let from_proofs = !record.lower_proofs.is_empty() || !record.upper_proofs.is_empty();
         match exact {
-            Some(openings) if record.known.value.is_some() && !from_proofs => {
+            Some(openings) if record.value.is_some() && !from_proofs => {
                 self.add_exact(record, rules, start, openings, claimed_in)
             }
             _ => self.add_bounded(record, rules, start, claimed_in),
@@ -294,10 +255,10 @@ impl OpeningBook {
     }
 
     /// Adds the bounds of an openings table that is not complete: each opening's, and the
-    /// start's; a table without bounds adds nothing.
+    /// start's.
     fn add_bounded(
         &mut self,
-        record: &ResultLine,
+        record: &ItemResult,
         rules: Rules,
         start: Position,
         claimed_in: Option<&str>,
@@ -309,7 +270,7 @@ impl OpeningBook {
             }
             None => known,
         };
-        let Some(known) = record.known.proven().map(claims) else { return Ok(()) };
+        let known = claims(record.proven());
         let mut at: HashMap<Position, Vec<(usize, Proven)>> = HashMap::new();
         let mut after_turns: HashMap<Position, Proven> = HashMap::new();
         let mut map = StartMap {
@@ -320,7 +281,7 @@ impl OpeningBook {
             source: if claimed_in.is_some() { Source::Claimed } else { Source::Proof },
         };
         for opening in &record.openings {
-            let Some(turn) = opening.known.proven().map(claims) else { return Ok(()) };
+            let turn = claims(opening.proven());
             map.openings.push(MapOpening { moves: opening.moves.clone(), known: turn.clone() });
             let (path, after) = turn_path(&rules, &start, &opening.moves)?;
             if !after.is_over(&rules) {
@@ -372,7 +333,7 @@ impl OpeningBook {
     /// Adds a complete openings table.
     fn add_exact(
         &mut self,
-        record: &ResultLine,
+        record: &ItemResult,
         rules: Rules,
         start: Position,
         openings: Vec<BookOpening>,
@@ -390,8 +351,8 @@ impl OpeningBook {
         }
         every_move_covered(&record.position, &best_after)?;
         let value = openings.iter().map(|o| o.value).max().ok_or("no openings")?;
-        if value != record.known.value.unwrap_or(value) {
-            return Err(format!("value {} is not the best opening's {value}", record.known.value.unwrap_or(value)));
+        if value != record.value.unwrap_or(value) {
+            return Err(format!("value {} is not the best opening's {value}", record.value.unwrap_or(value)));
         }
         let pie_value = crate::answer::pie_value_at(&start, openings.iter().map(|o| o.value));
         let with =
@@ -492,6 +453,7 @@ impl OpeningBook {
 mod tests {
     use super::*;
     use crate::board::Side;
+    use crate::results::OpeningResult;
 
     const START_4X2: &str = "2 2 2 2 0 2 2 2 2 0 S";
 
@@ -499,20 +461,44 @@ mod tests {
     fn result_line(rules: &Rules) -> String {
         let start = Position::start(4, 2).unwrap();
         let mut solver = crate::Solver::new(*rules).unwrap();
-        let openings: Vec<serde_json::Value> = crate::moves::first_turns(rules, &start)
+        let openings: Vec<OpeningResult> = crate::moves::first_turns(rules, &start)
             .iter()
             .map(|(turn, after)| {
                 // The first player's value: the opponent's, negated.
                 let value = -solver.value(after);
-                serde_json::json!({ "move": turn.to_string(), "value": value, "lower": value, "upper": value })
+                let (lower_proofs, upper_proofs) = (Vec::new(), Vec::new());
+                OpeningResult {
+                    moves: turn.to_string(),
+                    value: Some(value),
+                    lower: value,
+                    upper: value,
+                    lower_proofs,
+                    upper_proofs,
+                }
             })
             .collect();
         let value = solver.value(&start);
-        serde_json::json!({
-            "rules": rules.to_string(), "position": START_4X2, "compute": "openings",
-            "value": value, "openings": openings,
-        })
-        .to_string()
+        let best = openings.iter().filter(|o| o.value == Some(value)).map(|o| o.moves.clone()).collect();
+        let result = ItemResult {
+            job: "openings-4x2".to_string(),
+            item: 1,
+            rules: rules.to_string(),
+            start: "4x2".to_string(),
+            position: START_4X2.to_string(),
+            compute: "openings".to_string(),
+            value: Some(value),
+            lower: value,
+            upper: value,
+            lower_proofs: Vec::new(),
+            upper_proofs: Vec::new(),
+            holds: None,
+            pie_value: None,
+            best,
+            openings,
+            nodes: 0,
+            seconds: 0.0,
+        };
+        serde_json::to_string(&result).unwrap()
     }
 
     /// Every shipped line starts at a shipped table's start, is worth its value, and opens with

@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{ItemResult, Job, JobError, Proofs};
+use super::{Job, JobError, Proofs};
+use crate::results::ItemResult;
 
 /// What a merge wrote.
 #[derive(Clone, Debug)]

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{Bounds, Checkpoints, Compute, ItemResult, Job, JobError, Log, Proofs, Task};
+use super::{Bounds, Checkpoints, Compute, Job, JobError, Log, Proofs, Task};
 use crate::engine::{Load, Preparation, Quietly, Setup};
+use crate::results::ItemResult;
 use crate::search::{Search, SearchError};
 use crate::shard::Shard;
 

@@ -12,8 +12,8 @@ use super::Bound;
 use super::proven::{CheckedProof, ProvenBound, Uncounted};
 use crate::answer::{Bounds, Proven, sorted_names};
 use crate::board::Position;
-use crate::jobs::{ItemResult, OpeningResult};
 use crate::moves::first_turns;
+use crate::results::{ItemResult, OpeningResult};
 use crate::rules::Rules;
 
 /// What `bounds` prove at `position` under `rules`, for its side to move, within the `total`
@@ -145,7 +145,7 @@ fn opening_map(
 /// before they read the proofs until [`write_map`] is done take turns: none loses another's line,
 /// and the last to write has seen every proof the others mapped.
 pub fn lock_map(stem: &Path) -> Result<crate::lock::FileLock, String> {
-    let jsonl = crate::jobs::with_suffix(stem, ".jsonl");
+    let jsonl = crate::results::jsonl_path(stem);
     crate::lock::FileLock::beside_waiting(&jsonl, std::time::Duration::from_secs(60)).map_err(|err| err.to_string())
 }
 
@@ -154,17 +154,7 @@ pub fn lock_map(stem: &Path) -> Result<crate::lock::FileLock, String> {
 /// written whole or not at all. Runs that may write the same files at once hold [`lock_map`]'s
 /// lock from before they read the proofs until this returns.
 pub fn write_map(stem: &Path, result: ItemResult) -> Result<(), String> {
-    let jsonl = crate::jobs::with_suffix(stem, ".jsonl");
-    let mut results: Vec<ItemResult> = match crate::input::read_text(&jsonl, crate::input::LARGE_FILE_BYTES) {
-        Ok(text) => text
-            .lines()
-            .filter(|line| !line.trim().is_empty())
-            .enumerate()
-            .map(|(n, line)| serde_json::from_str(line).map_err(|err| format!("{}:{}: {err}", jsonl.display(), n + 1)))
-            .collect::<Result<_, _>>()?,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(err) => return Err(format!("{}: {err}", jsonl.display())),
-    };
+    let mut results = crate::results::read_result_file(stem)?;
     match results.iter_mut().find(|r| r.rules == result.rules && r.position == result.position) {
         Some(line) => *line = result,
         None => results.push(result),
@@ -173,7 +163,7 @@ pub fn write_map(stem: &Path, result: ItemResult) -> Result<(), String> {
         line.item = i + 1;
     }
     let total = |r: &ItemResult| crate::notation::parse_position(&r.position).map_or(0, |p| p.total_seeds());
-    crate::jobs::write_result_files(stem, &results, total).map_err(|err| err.to_string())
+    crate::results::write_result_files(stem, &results, total).map_err(|err| err.to_string())
 }
 
 /// Maps `start` under `rules` (`start_name` in the files) from the checked proofs under `proofs`
@@ -290,7 +280,7 @@ mod tests {
                 });
             }
         });
-        let text = std::fs::read_to_string(crate::jobs::with_suffix(&stem, ".jsonl")).unwrap();
+        let text = std::fs::read_to_string(crate::results::jsonl_path(&stem)).unwrap();
         let mut positions: Vec<String> =
             text.lines().map(|line| serde_json::from_str::<ItemResult>(line).unwrap().position).collect();
         positions.sort();

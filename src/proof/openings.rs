@@ -19,8 +19,8 @@ use super::run::{RunOptions, RunReport, TaskReport, read_proof, work};
 use super::shared::SharedBounds;
 use super::{Bound, Claim, DEFAULT_TASK_NODES, ProofError, Spec, Tree};
 use crate::board::Position;
-use crate::jobs::ItemResult;
 use crate::moves::{Turn, first_turns};
+use crate::results::ItemResult;
 use crate::rules::Rules;
 use crate::search::Search;
 
