@@ -259,12 +259,20 @@ impl ProvenIndex {
 
 impl ProvenIndex {
     /// The move (house from 0) of `position` proven, by a proof or exactly, to keep the most
-    /// for its mover of those that keep at least `at_least`; `None` where none is (a search may
-    /// find one).
+    /// for its mover of those that keep at least `at_least`; of equal ones, one after which the
+    /// sources still hold something of the next moves (a node a proof expanded, not its leaf:
+    /// the engine goes on from there without a search), then the lowest house. `None` where no
+    /// move is proven to keep `at_least` (a search may find one).
     pub fn move_keeping(&self, rules: &Rules, position: &Position, at_least: i32) -> Option<usize> {
         let (_, moves) = self.bounds_and_moves(rules, position)?;
         let keeping = moves.iter().filter(|(_, known)| known.bounds.lower >= at_least && lower_is_proven(known));
-        keeping.max_by_key(|(house, known)| (known.bounds.lower, std::cmp::Reverse(*house))).map(|&(house, _)| house)
+        let goes_on = |house: usize| {
+            let mut child = *position;
+            child.play(rules, house);
+            child.is_over(rules) || self.moves(rules, &child, TURN_DEPTH).is_ok_and(|(_, held)| held)
+        };
+        let best = keeping.map(|&(house, ref known)| (known.bounds.lower, goes_on(house), std::cmp::Reverse(house)));
+        best.max().map(|(_, _, std::cmp::Reverse(house))| house)
     }
 
     /// The line that keeps what is proven from `position` under `rules`, as far as the proofs and
@@ -373,6 +381,31 @@ mod tests {
         assert_eq!(answer.known.bounds, Bounds { lower: 0, upper: 4 });
         assert!(answer.moves.iter().all(|m| m.known.bounds.upper <= 4));
         assert!(index.answer(&rules, &Position::start(4, 4).unwrap()).is_none(), "nothing known there");
+    }
+
+    /// The engine's move where proofs bound it: one proven to keep the bound asked for, and of
+    /// equal ones the move into a node some proof expanded (its moves known: no search next).
+    #[test]
+    fn the_move_keeping_a_bound_goes_on_where_the_proofs_go_deeper() {
+        let rules = Rules::STANDARD;
+        let start = Position::start(4, 3).unwrap();
+        let after = |position: &Position, house: usize| {
+            let mut child = *position;
+            child.play(&rules, house);
+            child
+        };
+        // South's 1 and 3 both leave North to move, proven worth at most -3 for North.
+        let (one, three) = (after(&start, 0), after(&start, 2));
+        assert!(one.to_move() != start.to_move() && three.to_move() != start.to_move());
+        let leaves = line(&one, -10, -3, "a") + &line(&three, -10, -3, "b");
+        let index = ProvenIndex::new(OpeningBook::default(), "test", &leaves).unwrap();
+        assert_eq!(index.move_keeping(&rules, &start, 3), Some(0), "equal leaves: the lower house");
+        assert_eq!(index.move_keeping(&rules, &start, 4), None, "no move is proven to keep +4");
+        // A proof that expanded South's 3: North's moves there are known, so 3 is played.
+        let deeper = leaves + &line(&after(&three, three.legal_moves().next().unwrap()), -20, 20, "b");
+        let index = ProvenIndex::new(OpeningBook::default(), "test", &deeper).unwrap();
+        assert_eq!(index.move_keeping(&rules, &start, 3), Some(2));
+        assert_eq!(index.move_keeping(&rules, &start, -24), Some(2), "the most kept, whatever is asked");
     }
 
     #[test]
