@@ -5,7 +5,7 @@ mod bounds;
 mod line;
 mod position;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use bounds::{Bounds, Proven, signed, sorted_names};
 pub use line::{LineMove, Mainline, ProvenLine, ProvenMove};
@@ -112,8 +112,9 @@ pub struct StartReport {
     pub seconds: f64,
 }
 
-/// A first turn as text (`1 3`) and its exact value for the side that played it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A first turn as text (`1 3`) and its exact value for the side that played it: an opening of
+/// a solve's report and of the book's exact tables.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpeningValue {
     /// The turn's houses, 1..m from the mover's left, separated by spaces.
     #[serde(rename = "move")]

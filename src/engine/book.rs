@@ -10,22 +10,12 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::lines::Lines;
-use crate::answer::{Bounds, Mainline, PositionAnswer, Proven, Source, moves_best_first, wdl};
+use crate::answer::{Bounds, Mainline, OpeningValue, PositionAnswer, Proven, Source, moves_best_first, wdl};
 use crate::board::Position;
 use crate::moves::Turn;
 use crate::notation::parse_position;
 use crate::results::ItemResult;
 use crate::rules::Rules;
-
-/// One opening of a start, as the result files give it.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-pub struct BookOpening {
-    /// The first turn, canonical houses from the mover's left (`3 6`).
-    #[serde(rename = "move")]
-    pub moves: String,
-    /// Its exact value for the first player.
-    pub value: i32,
-}
 
 /// A start's openings: the value, the pie-rule value, and every first turn.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -44,7 +34,7 @@ pub struct StartTable {
     /// The first turns reaching the pie value: the fairest (none without a pie value).
     pub fairest: Vec<String>,
     /// Every first turn.
-    pub openings: Vec<BookOpening>,
+    pub openings: Vec<OpeningValue>,
     /// The file given at run time whose claim the table is (none for a shipped one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claimed_by: Option<String>,
@@ -239,10 +229,10 @@ impl OpeningBook {
         }
         let rules: Rules = record.rules.parse().map_err(|err| format!("{err}"))?;
         let start = parse_position(&record.position).map_err(|err| err.message)?;
-        let exact: Option<Vec<BookOpening>> = record
+        let exact: Option<Vec<OpeningValue>> = record
             .openings
             .iter()
-            .map(|o| o.value.map(|value| BookOpening { moves: o.moves.clone(), value }))
+            .map(|o| o.value.map(|value| OpeningValue { moves: o.moves.clone(), value }))
             .collect();
         // A map of checked proofs stays one once every turn is exact: its answers name the proofs.
         let from_proofs = !record.lower_proofs.is_empty() || !record.upper_proofs.is_empty();
@@ -336,7 +326,7 @@ impl OpeningBook {
         record: &ItemResult,
         rules: Rules,
         start: Position,
-        openings: Vec<BookOpening>,
+        openings: Vec<OpeningValue>,
         claimed_in: Option<&str>,
     ) -> Result<(), String> {
         let mut best_after: HashMap<Position, Vec<(usize, i32)>> = HashMap::new();
