@@ -572,25 +572,9 @@ fn map(args: &MapArgs) -> anyhow::Result<String> {
             checks: None,
         });
     }
-    let bounds = |lower: i32, upper: i32| kalah::answer::Bounds { lower, upper }.text(start.total_seeds());
-    let proofs = |lower: &[String], upper: &[String]| {
-        kalah::answer::sorted_names(lower.iter().chain(upper).cloned().collect()).join(", ")
-    };
-    let mut text = format!(
-        "{} ({} rules): {}   {}\n",
-        describe_start(&start),
-        rules,
-        bounds(result.lower, result.upper),
-        proofs(&result.lower_proofs, &result.upper_proofs)
-    );
-    for opening in &result.openings {
-        text += &format!(
-            "  turn {:<8} {:<10} {}\n",
-            opening.moves,
-            bounds(opening.lower, opening.upper),
-            proofs(&opening.lower_proofs, &opening.upper_proofs)
-        );
-    }
+    let mut text = format!("{}, rules {rules}\n", describe_start(&start));
+    let openings = result.openings.iter().map(|opening| (opening.moves.as_str(), opening.proven()));
+    text += &kalah::answer::proven_openings_text(start.to_move(), start.total_seeds(), &result.proven(), openings);
     for (dir, why) in &left_out {
         text += &format!("not counted: {}: {why}\n", dir.display());
     }

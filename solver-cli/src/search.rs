@@ -239,23 +239,9 @@ fn map_text(rules: &Rules, start: &Position, map: &StartMap, json: bool) -> Stri
         let mapped = Mapped { start, houses: start.houses(), map };
         return format!("{}\n", serde_json::to_string(&mapped).expect("maps serialize"));
     }
-    let total = start.total_seeds();
-    let mover = start.to_move().name();
     let mut text = format!("{}, rules {rules}\n", describe_start(start));
-    text += &format!(
-        "value {} for {mover}, proven by checked proofs: {}\n",
-        map.known.bounds.words(total),
-        map.known.proofs().join(", ")
-    );
-    text += "openings (value for the first player):\n";
-    for opening in &map.openings {
-        text += &format!(
-            "  {:<12} {:<16} {}\n",
-            opening.moves,
-            opening.known.bounds.words(total),
-            opening.known.proofs().join(", ")
-        );
-    }
+    let openings = map.openings.iter().map(|opening| (opening.moves.as_str(), opening.known.clone()));
+    text += &answer::proven_openings_text(start.to_move(), start.total_seeds(), &map.known, openings);
     text += "(no search: the proofs are in data/proofs, `kalah proof map` writes what they establish)\n";
     text
 }

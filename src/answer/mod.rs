@@ -171,6 +171,28 @@ impl StartReport {
     }
 }
 
+/// What checked proofs establish about a start (a game of `total` seeds, `mover` to move) and
+/// each of its first turns, as text: the value with every proof behind it, then a line a turn.
+/// The one text of such a map, for `kalah solve` of a mapped start and `kalah proof map` alike.
+pub fn proven_openings_text<'a>(
+    mover: Side,
+    total: u32,
+    known: &Proven,
+    openings: impl IntoIterator<Item = (&'a str, Proven)>,
+) -> String {
+    let mut text = format!(
+        "value {} for {}, proven by checked proofs: {}\n",
+        known.bounds.text(total),
+        mover.name(),
+        known.proofs().join(", ")
+    );
+    text += "openings (value for the first player):\n";
+    for (turn, known) in openings {
+        text += &format!("  {turn:<12} {:<10} {}\n", known.bounds.text(total), known.proofs().join(", "));
+    }
+    text
+}
+
 /// Above this many first turns, text and CSV output summarise them (relay and go-again sowing
 /// make thousands); JSON always lists every one.
 pub const OPENINGS_LISTED: usize = 20;
