@@ -11,14 +11,14 @@ use clap::Args;
 use indicatif::ProgressDrawTarget;
 use indicatif::{ProgressBar, ProgressStyle};
 use kalah::Position;
-use kalah::answer::{self, Answer, BoundedAnswer, PositionAnswer, Proven, Source, StartReport};
+use kalah::answer::{self, Answer, Source};
 use kalah::database::builder::{LayerReport, Progress};
 use kalah::database::{Database, DbError};
 use kalah::engine::book::StartMap;
 use kalah::engine::{self, Load, Preparation, Prepared, ProvenIndex, StartWork};
 use kalah::jobs::RunProgress;
 use kalah::jobs::grid::{self, Cell, CellStatus};
-use kalah::rules::{EarlyEnd, Rules};
+use kalah::rules::Rules;
 use kalah::search::SearchOptions;
 use serde::Serialize;
 
@@ -183,8 +183,8 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
             return Ok(format!("{}\n", serde_json::to_string(&report)?));
         }
         let mut text = format!("{start}, rules {rules}\n");
-        text += &bounded_text(&start, answer);
-        text += &proven_line_text(&index.proven_line(&rules, &start));
+        text += &answer.text(&start);
+        text += &index.proven_line(&rules, &start).summary();
         text += "(no search: a position of the checked proofs; `kalah query` says the same)\n";
         return Ok(text);
     }
@@ -212,7 +212,8 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
     if args.json {
         return Ok(format!("{}\n", serde_json::to_string(&solved)?));
     }
-    let mut text = solve_text(&rules, &solved, args.all);
+    let mut text = format!("{}, rules {rules}\n", describe_start(&solved.start));
+    text += &solved.text(&rules, args.all);
     text += &format!("principal variation: {}\n", solved.principal_variation.join(" | "));
     let source = match &solved.database {
         Some(db) => format!("database up to {} seeds in {}", db.max_seeds, db.dir.display()),
@@ -243,52 +244,6 @@ fn map_text(rules: &Rules, start: &Position, map: &StartMap, json: bool) -> Stri
     let openings = map.openings.iter().map(|opening| (opening.moves.as_str(), opening.known.clone()));
     text += &answer::proven_openings_text(start.to_move(), start.total_seeds(), &map.known, openings);
     text += "(no search: the proofs are in data/proofs, `kalah proof map` writes what they establish)\n";
-    text
-}
-
-fn solve_text(rules: &Rules, solved: &StartReport, all: bool) -> String {
-    let mover = solved.to_move.name();
-    let mut text = format!("{}, rules {rules}\n", describe_start(&solved.start));
-    let value = solved.value;
-    let outcome = match value.signum() {
-        1 => format!("{mover} wins by {value}"),
-        -1 => format!("{mover} loses by {}", -value),
-        _ => "a draw".to_string(),
-    };
-    let rule = if rules.pie { " under the pie rule" } else { "" };
-    text += &format!("value {} for {mover}{rule}: {outcome}\n", signed(value));
-    let (Some(best), Some(openings)) = (&solved.best, &solved.openings) else {
-        return text + "openings not solved (--no-openings)\n";
-    };
-    let label = if rules.pie { "fairest openings" } else { "best openings" };
-    let count = openings.len();
-    if all || count <= answer::OPENINGS_LISTED {
-        text += &format!("{label}: {}\n", best.join(", "));
-        if count > 0 {
-            text += "openings (value for the first player):\n";
-            for opening in openings {
-                text += &format!("  {:<12} {:>4}\n", opening.moves, signed(opening.value));
-            }
-        }
-    } else {
-        // Relay and go-again sowing make thousands of first turns: what they come to.
-        text += &format!("{label}: {}\n", answer::first_few(best, 5));
-        let values = openings.iter().map(|o| o.value);
-        text += &format!(
-            "{count} openings by value for the first player: {}\n",
-            answer::openings_by_value_text(values, ", ")
-        );
-        if !rules.pie {
-            let pie = answer::pie_value(openings.iter().map(|o| o.value)).unwrap_or(0);
-            let fairest: Vec<String> =
-                openings.iter().filter(|o| answer::is_fairest(o.value, pie)).map(|o| o.moves.clone()).collect();
-            text += &format!("under the pie rule: {} (fairest: {})\n", signed(pie), answer::first_few(&fairest, 5));
-        }
-        text += "(--all lists every opening, --json too)\n";
-    }
-    if rules.early_end == EarlyEnd::Half {
-        text += "values are margins of full play: the early end never changes win, draw or loss\n";
-    }
     text
 }
 
@@ -336,13 +291,13 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
     let mut text = format!("{position}, rules {rules}\n");
     text += &kalah::notation::diagram(&position);
     text += &match &report.answer {
-        Answer::Exact(answer) => exact_text(&position, answer),
-        Answer::Bounded(answer) => bounded_text(&position, answer),
+        Answer::Exact(answer) => answer.text(&position),
+        Answer::Bounded(answer) => answer.text(&position),
     };
     if let Answer::Bounded(answer) = &report.answer
         && answer.source == Source::Proof
     {
-        text += &proven_line_text(&index.proven_line(&rules, &position));
+        text += &index.proven_line(&rules, &position).summary();
     }
     Ok(text)
 }
@@ -419,76 +374,6 @@ fn unanswered_text(unanswered: &engine::Unanswered) -> String {
         let estimates: Vec<String> =
             unanswered.known.estimates.iter().map(|e| format!("{} {}", e.house, signed(e.value))).collect();
         text += &format!("; moves by estimate, not proven: {}", estimates.join(", "));
-    }
-    text
-}
-
-/// `kalah query`'s report of an exact answer.
-fn exact_text(position: &Position, answer: &PositionAnswer) -> String {
-    let mover = position.to_move().name();
-    let how = match answer.source {
-        Source::Search => format!("by search: {} nodes, {:.3} s", answer.nodes, answer.seconds),
-        source => format!("from the {}", source.name()),
-    };
-    let mut text = format!("value {} for {mover} ({}), {how}\n", signed(answer.value), answer.wdl);
-    if !answer.moves.is_empty() {
-        text += "moves (value for the mover, stores included):\n";
-        for m in &answer.moves {
-            let best = if m.best { "  best" } else { "" };
-            text += &format!("  {:>2} {:>5}{best}\n", m.house, signed(m.value));
-        }
-    }
-    text
-}
-
-/// `kalah query`'s report of what proofs establish.
-fn bounded_text(position: &Position, answer: &BoundedAnswer) -> String {
-    let total = position.total_seeds();
-    let mover = position.to_move().name();
-    let wdl = answer.wdl.map_or(String::new(), |wdl| format!(" ({wdl})"));
-    let source = match answer.source {
-        Source::Book => "from a perfect line or table in the book, no search:",
-        _ => "proven by checked proofs:",
-    };
-    let known = &answer.known;
-    let mut text = format!("value {} for {mover}{wdl}, {source}\n", known.bounds.words(total));
-    text += &proofs_text("  ", known);
-    text += "moves (value for the mover, stores included):\n";
-    for m in &answer.moves {
-        let best = if m.best { "  best" } else { "" };
-        text += &format!("  {:>2} {}{best}\n", m.house, m.known.bounds.words(total));
-        text += &proofs_text("       ", &m.known);
-    }
-    text
-}
-
-/// The line that keeps what the proofs prove, and where they end.
-fn proven_line_text(line: &answer::ProvenLine) -> String {
-    if line.line.is_empty() {
-        return "proven play: no move is proven to keep a bound here\n".to_string();
-    }
-    let end = match (&line.end_known, line.game_over) {
-        (_, true) => "the game is over".to_string(),
-        (Some(known), false) => format!(
-            "the proofs end at {}: {} for {}",
-            line.end,
-            known.bounds.words(line.end.total_seeds()),
-            line.end.to_move().name()
-        ),
-        (None, false) => format!("the proofs end at {}", line.end),
-    };
-    format!("proven play: {}\n  then {end}\n", line.text)
-}
-
-/// A line for each bound that proofs give, `indent`ed: `at least +4: PROOF, ...`.
-fn proofs_text(indent: &str, known: &Proven) -> String {
-    let mut text = String::new();
-    let bounds =
-        [("at least", known.bounds.lower, &known.lower_proofs), ("at most", known.bounds.upper, &known.upper_proofs)];
-    for (words, bound, proofs) in bounds {
-        if !proofs.is_empty() {
-            text += &format!("{indent}{words} {}: {}\n", signed(bound), proofs.join(", "));
-        }
     }
     text
 }

@@ -4,6 +4,7 @@
 mod bounds;
 mod line;
 mod position;
+mod text;
 
 use serde::{Deserialize, Serialize};
 
@@ -14,6 +15,7 @@ pub use position::{
     Answer, BoundedAnswer, Estimate, KeepingMove, LegalMove, MoveBounds, MoveFacts, MoveValue, PositionAnswer,
     PositionMoves, PositionReport, Source, Unfinished, legal_moves,
 };
+pub use text::proven_openings_text;
 
 use crate::board::{Position, Side};
 use crate::moves::Turn;
@@ -169,28 +171,6 @@ impl StartReport {
             seconds: 0.0,
         }
     }
-}
-
-/// What checked proofs establish about a start (a game of `total` seeds, `mover` to move) and
-/// each of its first turns, as text: the value with every proof behind it, then a line a turn.
-/// The one text of such a map, for `kalah solve` of a mapped start and `kalah proof map` alike.
-pub fn proven_openings_text<'a>(
-    mover: Side,
-    total: u32,
-    known: &Proven,
-    openings: impl IntoIterator<Item = (&'a str, Proven)>,
-) -> String {
-    let mut text = format!(
-        "value {} for {}, proven by checked proofs: {}\n",
-        known.bounds.text(total),
-        mover.name(),
-        known.proofs().join(", ")
-    );
-    text += "openings (value for the first player):\n";
-    for (turn, known) in openings {
-        text += &format!("  {turn:<12} {:<10} {}\n", known.bounds.text(total), known.proofs().join(", "));
-    }
-    text
 }
 
 /// Above this many first turns, text and CSV output summarise them (relay and go-again sowing

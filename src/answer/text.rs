@@ -1,0 +1,162 @@
+//! The text forms of the answers, as the `kalah` commands print them: a position's answer
+//! (exact, or bounds with the proofs behind them), the line the proofs keep, a solved start, and
+//! what checked proofs establish about a start's first turns. JSON is the answers' serde form;
+//! this is the one text form.
+
+use crate::board::{Position, Side};
+use crate::rules::{EarlyEnd, Rules};
+
+use super::{
+    BoundedAnswer, OPENINGS_LISTED, PositionAnswer, Proven, ProvenLine, Source, StartReport, first_few, is_fairest,
+    openings_by_value_text, pie_value, signed,
+};
+
+impl PositionAnswer {
+    /// What `kalah query` says of an exact answer at `position`: the value, where it came
+    /// from, and every move's value.
+    pub fn text(&self, position: &Position) -> String {
+        let mover = position.to_move().name();
+        let how = match self.source {
+            Source::Search => format!("by search: {} nodes, {:.3} s", self.nodes, self.seconds),
+            source => format!("from the {}", source.name()),
+        };
+        let mut text = format!("value {} for {mover} ({}), {how}\n", signed(self.value), self.wdl);
+        if !self.moves.is_empty() {
+            text += "moves (value for the mover, stores included):\n";
+            for m in &self.moves {
+                let best = if m.best { "  best" } else { "" };
+                text += &format!("  {:>2} {:>5}{best}\n", m.house, signed(m.value));
+            }
+        }
+        text
+    }
+}
+
+impl BoundedAnswer {
+    /// What `kalah query` says of bounds at `position`: the value in words, the proofs behind
+    /// each bound, and every move's.
+    pub fn text(&self, position: &Position) -> String {
+        let total = position.total_seeds();
+        let mover = position.to_move().name();
+        let wdl = self.wdl.map_or(String::new(), |wdl| format!(" ({wdl})"));
+        let source = match self.source {
+            Source::Book => "from a perfect line or table in the book, no search:",
+            _ => "proven by checked proofs:",
+        };
+        let known = &self.known;
+        let mut text = format!("value {} for {mover}{wdl}, {source}\n", known.bounds.words(total));
+        text += &proofs_text("  ", known);
+        text += "moves (value for the mover, stores included):\n";
+        for m in &self.moves {
+            let best = if m.best { "  best" } else { "" };
+            text += &format!("  {:>2} {}{best}\n", m.house, m.known.bounds.words(total));
+            text += &proofs_text("       ", &m.known);
+        }
+        text
+    }
+}
+
+impl ProvenLine {
+    /// The line as `kalah query` says it: its turns, and where the proofs end and what is known
+    /// there.
+    pub fn summary(&self) -> String {
+        if self.line.is_empty() {
+            return "proven play: no move is proven to keep a bound here\n".to_string();
+        }
+        let end = match (&self.end_known, self.game_over) {
+            (_, true) => "the game is over".to_string(),
+            (Some(known), false) => format!(
+                "the proofs end at {}: {} for {}",
+                self.end,
+                known.bounds.words(self.end.total_seeds()),
+                self.end.to_move().name()
+            ),
+            (None, false) => format!("the proofs end at {}", self.end),
+        };
+        format!("proven play: {}\n  then {end}\n", self.text)
+    }
+}
+
+/// A line for each bound that proofs give, `indent`ed: `at least +4: PROOF, ...`.
+fn proofs_text(indent: &str, known: &Proven) -> String {
+    let mut text = String::new();
+    let bounds =
+        [("at least", known.bounds.lower, &known.lower_proofs), ("at most", known.bounds.upper, &known.upper_proofs)];
+    for (words, bound, proofs) in bounds {
+        if !proofs.is_empty() {
+            text += &format!("{indent}{words} {}: {}\n", signed(bound), proofs.join(", "));
+        }
+    }
+    text
+}
+
+impl StartReport {
+    /// What `kalah solve` says of a solved start under `rules`: its value, the best (or under
+    /// the pie rule the fairest) openings and every opening's value (beyond
+    /// [`OPENINGS_LISTED`], unless `all`, their count by value).
+    pub fn text(&self, rules: &Rules, all: bool) -> String {
+        let mover = self.to_move.name();
+        let mut text = String::new();
+        let value = self.value;
+        let outcome = match value.signum() {
+            1 => format!("{mover} wins by {value}"),
+            -1 => format!("{mover} loses by {}", -value),
+            _ => "a draw".to_string(),
+        };
+        let rule = if rules.pie { " under the pie rule" } else { "" };
+        text += &format!("value {} for {mover}{rule}: {outcome}\n", signed(value));
+        let (Some(best), Some(openings)) = (&self.best, &self.openings) else {
+            return text + "openings not solved (--no-openings)\n";
+        };
+        let label = if rules.pie { "fairest openings" } else { "best openings" };
+        let count = openings.len();
+        if all || count <= OPENINGS_LISTED {
+            text += &format!("{label}: {}\n", best.join(", "));
+            if count > 0 {
+                text += "openings (value for the first player):\n";
+                for opening in openings {
+                    text += &format!("  {:<12} {:>4}\n", opening.moves, signed(opening.value));
+                }
+            }
+        } else {
+            // Relay and go-again sowing make thousands of first turns: what they come to.
+            text += &format!("{label}: {}\n", first_few(best, 5));
+            let values = openings.iter().map(|o| o.value);
+            text +=
+                &format!("{count} openings by value for the first player: {}\n", openings_by_value_text(values, ", "));
+            if !rules.pie {
+                let pie = pie_value(openings.iter().map(|o| o.value)).unwrap_or(0);
+                let fairest: Vec<String> =
+                    openings.iter().filter(|o| is_fairest(o.value, pie)).map(|o| o.moves.clone()).collect();
+                text += &format!("under the pie rule: {} (fairest: {})\n", signed(pie), first_few(&fairest, 5));
+            }
+            text += "(--all lists every opening, --json too)\n";
+        }
+        if rules.early_end == EarlyEnd::Half {
+            text += "values are margins of full play: the early end never changes win, draw or loss\n";
+        }
+        text
+    }
+}
+
+/// What checked proofs establish about a start (a game of `total` seeds, `mover` to move) and
+/// each of its first turns, as text: the value with every proof behind it, then a line a turn.
+/// The one text of such a map, for `kalah solve` of a mapped start and `kalah proof map` alike.
+pub fn proven_openings_text<'a>(
+    mover: Side,
+    total: u32,
+    known: &Proven,
+    openings: impl IntoIterator<Item = (&'a str, Proven)>,
+) -> String {
+    let mut text = format!(
+        "value {} for {}, proven by checked proofs: {}\n",
+        known.bounds.text(total),
+        mover.name(),
+        known.proofs().join(", ")
+    );
+    text += "openings (value for the first player):\n";
+    for (turn, known) in openings {
+        text += &format!("  {turn:<12} {:<10} {}\n", known.bounds.text(total), known.proofs().join(", "));
+    }
+    text
+}
