@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, Subcommand};
 use kalah::moves::Turn;
 use kalah::proof::openings::{Drive, DriveEvent};
-use kalah::proof::{self, Claim, ProofError, RunOptions, Spec, Status, TaskOutcome, TaskReport, Tree};
+use kalah::proof::{self, Claim, ProofError, RunOptions, Spec, Tree};
 use kalah::shard::Shard;
 use serde::Serialize;
 
@@ -312,7 +312,7 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
     let quiet = args.json;
     let report = proof::work(&args.dir, &mut tree, &mut search, &run_options, |task, tree| {
         if !quiet {
-            tell!("{}", task_line(clock, task, tree));
+            tell!("{}", task.line(clock.elapsed().as_secs_f64(), tree));
         }
     })?;
     let status = tree.status(5);
@@ -331,7 +331,7 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
         report.stop,
         report.log.display()
     );
-    text += &status_text(&status);
+    text += &status.text();
     Ok(text)
 }
 
@@ -344,116 +344,7 @@ fn status(args: &StatusArgs) -> anyhow::Result<String> {
         json["progress"] = serde_json::to_value(&progress)?;
         return Ok(format!("{json}\n"));
     }
-    Ok(status_text(&status) + &progress_text(&progress))
-}
-
-fn progress_text(progress: &[proof::HourOfWork]) -> String {
-    if progress.is_empty() {
-        return String::new();
-    }
-    let mut text =
-        "growth by hour of task time:\n  hours  settled  expanded  nodes/s   open leaves  root pn/dn\n".to_string();
-    for hour in progress {
-        text += &format!(
-            "  {:>5.2}  {:>7}  {:>8}  {:>6.2} M  {:>11}  {}/{}\n",
-            hour.task_hours,
-            hour.settled,
-            hour.expanded,
-            hour.nodes_per_second / 1e6,
-            hour.open_leaves,
-            number(hour.proof_number),
-            number(hour.disproof_number)
-        );
-    }
-    text
-}
-
-/// One line of a run's progress, after each task: what it did and where the proof stands.
-fn task_line(clock: Instant, task: &TaskReport, tree: &Tree) -> String {
-    let what = match task.outcome {
-        TaskOutcome::Settled { holds: true } => "holds".to_string(),
-        TaskOutcome::Settled { holds: false } => "fails".to_string(),
-        TaskOutcome::Expanded { children } => format!("expanded into {children}"),
-    };
-    let status = tree.status(0);
-    format!(
-        "[{:>7.0} s] {} ({} seeds): {what} ({} nodes, {:.1} s); root pn {} dn {}, {} open leaves",
-        clock.elapsed().as_secs_f64(),
-        task.position,
-        task.seeds,
-        task.nodes,
-        task.seconds,
-        number(status.proof_number),
-        number(status.disproof_number),
-        status.open_leaves,
-    )
-}
-
-/// A proof or disproof number: "inf" for a node settled the other way.
-fn number(n: u64) -> String {
-    if n >= proof::tree::INFINITE { "inf".to_string() } else { n.to_string() }
-}
-
-fn proven_text(proven: Option<bool>) -> &'static str {
-    match proven {
-        Some(true) => "proven by the logs (confirm with kalah proof check)",
-        Some(false) => "refuted",
-        None => "open",
-    }
-}
-
-fn status_text(status: &Status) -> String {
-    let mut text = format!(
-        "claim: {} at {} ({} rules): {}\n\
-         leaves: {} proven, {} refuted, {} open; {} expanded; {} nodes, {:.0} s; root pn {} dn {}\n",
-        status.claim,
-        status.root,
-        status.rules,
-        proven_text(status.proven),
-        status.proven_leaves,
-        status.refuted_leaves,
-        status.open_leaves,
-        status.expanded,
-        status.nodes,
-        status.seconds,
-        number(status.proof_number),
-        number(status.disproof_number),
-    );
-    if status.expanded > 0 {
-        let percent = |part: u64| 100.0 * part as f64 / status.nodes.max(1) as f64;
-        text += &format!(
-            "expansions (tasks out of budget, children's estimates): {} nodes ({:.0}% of all); {} of the {} \
-             expanded nodes, {} nodes ({:.0}%), have nothing searched below them\n",
-            status.expanded_nodes,
-            percent(status.expanded_nodes),
-            status.expanded_unused,
-            status.expanded,
-            status.expanded_unused_nodes,
-            percent(status.expanded_unused_nodes),
-        );
-    }
-    for child in &status.first_level {
-        text += &format!(
-            "  turn {:<12} {:?} (pn {}, dn {})\n",
-            child.turn,
-            child.status,
-            number(child.proof_number),
-            number(child.disproof_number)
-        );
-    }
-    if !status.largest_open.is_empty() {
-        text += "largest open leaves:\n";
-        for leaf in &status.largest_open {
-            text += &format!(
-                "  {} ({} seeds, pn {}, dn {})\n",
-                leaf.position,
-                leaf.seeds,
-                number(leaf.proof_number),
-                number(leaf.disproof_number)
-            );
-        }
-    }
-    text
+    Ok(status.text() + &proof::progress_text(&progress))
 }
 
 fn check(args: &CheckArgs) -> anyhow::Result<String> {
@@ -535,7 +426,7 @@ fn merge(args: &MergeArgs) -> anyhow::Result<String> {
         return json_line(&MergedLogs { logs, status: &status });
     }
     let mut text = format!("merged {} logs into {}\n", logs.len(), proof::log::log_path(&args.dir, None).display());
-    text += &status_text(&status);
+    text += &status.text();
     Ok(text)
 }
 
@@ -629,9 +520,9 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         DriveEvent::TestBegun { turn, test, dir } => {
             tell!("turn {turn}: testing >= {} in {}", signed(test), dir.display())
         }
-        DriveEvent::Task(task, tree) => tell!("{}", task_line(clock, task, tree)),
+        DriveEvent::Task(task, tree) => tell!("{}", task.line(clock.elapsed().as_secs_f64(), tree)),
         DriveEvent::Grown(dir, run) => {
-            tell!("{}: {} tasks, {} nodes, {}", dir.display(), run.tasks, run.nodes, proven_text(run.proven))
+            tell!("{}: {} tasks, {} nodes, {}", dir.display(), run.tasks, run.nodes, proof::proven_text(run.proven))
         }
         DriveEvent::CheckResumed(dir, earlier) => tell_resumed(dir, earlier),
         DriveEvent::CheckLeaf(place, count, leaf) => tell_leaf(place, count, leaf),

@@ -54,6 +54,7 @@ pub mod progress;
 pub mod proven;
 pub mod run;
 pub mod shared;
+mod text;
 pub mod tree;
 
 use std::path::{Path, PathBuf};
@@ -70,6 +71,7 @@ pub use check::{CheckReport, LeafSearch, Resample, Verdict, check};
 pub use log::{Expansion, Record, Settled, SettledBy};
 pub use progress::{HourOfWork, progress};
 pub use run::{RunOptions, RunReport, TaskOutcome, TaskReport, read_proof, work};
+pub use text::{progress_text, proven_text};
 pub use tree::{NodeStatus, Status, Tree};
 
 #[cfg(doc)]

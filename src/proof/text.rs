@@ -1,0 +1,124 @@
+//! The text forms of a proof's state, as `kalah proof` prints them: its status, its growth hour
+//! by hour, and a run's line after each task.
+
+use super::HourOfWork;
+use super::run::{TaskOutcome, TaskReport};
+use super::tree::{INFINITE, Status, Tree};
+
+/// The proof's growth by hour of task time (`kalah proof status`), a line an hour.
+pub fn progress_text(progress: &[HourOfWork]) -> String {
+    if progress.is_empty() {
+        return String::new();
+    }
+    let mut text =
+        "growth by hour of task time:\n  hours  settled  expanded  nodes/s   open leaves  root pn/dn\n".to_string();
+    for hour in progress {
+        text += &format!(
+            "  {:>5.2}  {:>7}  {:>8}  {:>6.2} M  {:>11}  {}/{}\n",
+            hour.task_hours,
+            hour.settled,
+            hour.expanded,
+            hour.nodes_per_second / 1e6,
+            hour.open_leaves,
+            number(hour.proof_number),
+            number(hour.disproof_number)
+        );
+    }
+    text
+}
+
+impl TaskReport {
+    /// One line of a run's progress, after each task `seconds` into the run: what it did and where
+    /// the proof (`tree`) stands.
+    pub fn line(&self, seconds: f64, tree: &Tree) -> String {
+        let what = match self.outcome {
+            TaskOutcome::Settled { holds: true } => "holds".to_string(),
+            TaskOutcome::Settled { holds: false } => "fails".to_string(),
+            TaskOutcome::Expanded { children } => format!("expanded into {children}"),
+        };
+        let status = tree.status(0);
+        format!(
+            "[{:>7.0} s] {} ({} seeds): {what} ({} nodes, {:.1} s); root pn {} dn {}, {} open leaves",
+            seconds,
+            self.position,
+            self.seeds,
+            self.nodes,
+            self.seconds,
+            number(status.proof_number),
+            number(status.disproof_number),
+            status.open_leaves,
+        )
+    }
+}
+
+/// A proof or disproof number: "inf" for a node settled the other way.
+fn number(n: u64) -> String {
+    if n >= INFINITE { "inf".to_string() } else { n.to_string() }
+}
+
+/// What the logs decide of the claim, in words.
+pub fn proven_text(proven: Option<bool>) -> &'static str {
+    match proven {
+        Some(true) => "proven by the logs (confirm with kalah proof check)",
+        Some(false) => "refuted",
+        None => "open",
+    }
+}
+
+impl Status {
+    /// `kalah proof status`'s report: the claim, the leaves, the nodes, the expansions' share, the
+    /// first turns and the largest open leaves.
+    pub fn text(&self) -> String {
+        let mut text = format!(
+            "claim: {} at {} ({} rules): {}\n\
+         leaves: {} proven, {} refuted, {} open; {} expanded; {} nodes, {:.0} s; root pn {} dn {}\n",
+            self.claim,
+            self.root,
+            self.rules,
+            proven_text(self.proven),
+            self.proven_leaves,
+            self.refuted_leaves,
+            self.open_leaves,
+            self.expanded,
+            self.nodes,
+            self.seconds,
+            number(self.proof_number),
+            number(self.disproof_number),
+        );
+        if self.expanded > 0 {
+            let percent = |part: u64| 100.0 * part as f64 / self.nodes.max(1) as f64;
+            text += &format!(
+                "expansions (tasks out of budget, children's estimates): {} nodes ({:.0}% of all); {} of the {} \
+             expanded nodes, {} nodes ({:.0}%), have nothing searched below them\n",
+                self.expanded_nodes,
+                percent(self.expanded_nodes),
+                self.expanded_unused,
+                self.expanded,
+                self.expanded_unused_nodes,
+                percent(self.expanded_unused_nodes),
+            );
+        }
+        for child in &self.first_level {
+            text += &format!(
+                "  turn {:<12} {:?} (pn {}, dn {})\n",
+                child.turn,
+                child.status,
+                number(child.proof_number),
+                number(child.disproof_number)
+            );
+        }
+        if !self.largest_open.is_empty() {
+            text += "largest open leaves:\n";
+            for leaf in &self.largest_open {
+                text += &format!(
+                    "  {} ({} seeds, pn {}, dn {})\n",
+                    leaf.position,
+                    leaf.seeds,
+                    number(leaf.proof_number),
+                    number(leaf.disproof_number)
+                );
+            }
+        }
+        text
+    }
+}
