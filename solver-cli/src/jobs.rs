@@ -5,14 +5,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
-use kalah::jobs::{self, Compute, Job, JobError};
+use kalah::jobs::{self, Job, JobError};
 use kalah::results::ItemResult;
 use kalah::shard::Shard;
 use serde::Serialize;
 
 use crate::args::{SearchArgs, input_error};
 use crate::limits;
-use crate::output::{json_line, signed, write_stdout};
+use crate::output::{json_line, write_stdout};
 use crate::search::Shown;
 
 #[derive(Args)]
@@ -106,7 +106,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
             report.unsettled.len(),
             report.seconds
         );
-        text += &results_text(&job, &report.results, args.all);
+        text += &jobs::results_text(&job, &report.results, args.all);
         text += &format!("results: {} (and .jsonl); log: {}\n", report.results_csv.display(), report.log.display());
         text
     };
@@ -126,54 +126,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
         );
     }
     Ok(text)
-}
-
-/// One line per settled item, its openings below it: listed, or beyond 20 of them (unless
-/// `all`) summarised as in the CSV, with every one in the JSON lines file.
-fn results_text(job: &Job, results: &[ItemResult], all: bool) -> String {
-    let settled = format!("{} of {} items settled", results.len(), job.items.len());
-    let mut text = format!("{settled}\n");
-    let rules_width = results.iter().map(|r| r.rules.len()).max().unwrap_or(0);
-    for result in results {
-        let item = &job.items[result.item - 1];
-        let answer = match (item.compute, result.holds, result.value) {
-            (Compute::AtLeast(_) | Compute::AtMost(_), Some(holds), _) => {
-                let bounds = kalah::answer::Bounds { lower: result.lower, upper: result.upper };
-                format!(
-                    "{} (value {})",
-                    if holds { "holds" } else { "fails" },
-                    bounds.text(item.position.total_seeds())
-                )
-            }
-            (_, _, Some(value)) => signed(value),
-            _ => "?".to_string(),
-        };
-        text += &format!(
-            "  item {:>3}  {:<rules_width$} {:<6} {:<12} {answer}",
-            result.item, result.rules, result.start, result.compute
-        );
-        let summary = result.openings_summary(", ").filter(|_| !all);
-        if let Some(pie) = result.pie_value {
-            let best = summary.as_ref().map_or_else(|| result.best.join(", "), |(best, _)| best.clone());
-            text += &format!("  best {best}; pie rule {}", signed(pie));
-        }
-        text += &format!("  ({} nodes, {:.1} s)\n", result.nodes, result.seconds);
-        if item.compute == Compute::Openings {
-            let openings = match summary {
-                Some((_, summary)) => format!("{summary} (--all lists every one, --json and the .jsonl file too)"),
-                None => {
-                    let openings: Vec<String> = result
-                        .openings
-                        .iter()
-                        .map(|o| format!("{} {}", o.moves, o.value.map_or("?".into(), signed)))
-                        .collect();
-                    openings.join(", ")
-                }
-            };
-            text += &format!("      openings: {openings}\n");
-        }
-    }
-    text
 }
 
 pub fn merge(args: &MergeArgs) -> anyhow::Result<String> {
@@ -197,7 +149,7 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<String> {
         for path in &logs {
             text += &format!("  {}\n", path.display());
         }
-        text += &results_text(&job, results, args.all);
+        text += &jobs::results_text(&job, results, args.all);
         text +=
             &format!("results: {} (and .jsonl); merged log: {}\n", report.results_csv.display(), report.log.display());
         text

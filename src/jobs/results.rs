@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::{Compute, Job, JobError, Proofs, Task, TaskProven, io_error};
+use crate::answer::signed;
 use crate::results::{ItemResult, OpeningResult};
 
 /// The result of item `index` of `job` if `proofs` settle it.
@@ -96,4 +97,52 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), JobError
 pub(crate) fn write_results(stem: &Path, job: &Job, results: &[ItemResult]) -> Result<(), JobError> {
     crate::results::write_result_files(stem, results, |result| job.items[result.item - 1].position.total_seeds())
         .map_err(|err| JobError::Io { path: err.path, source: err.source })
+}
+
+/// One line per settled item, its openings below it: listed, or beyond 20 of them (unless
+/// `all`) summarised as in the CSV, with every one in the JSON lines file.
+pub fn results_text(job: &Job, results: &[ItemResult], all: bool) -> String {
+    let settled = format!("{} of {} items settled", results.len(), job.items.len());
+    let mut text = format!("{settled}\n");
+    let rules_width = results.iter().map(|r| r.rules.len()).max().unwrap_or(0);
+    for result in results {
+        let item = &job.items[result.item - 1];
+        let answer = match (item.compute, result.holds, result.value) {
+            (Compute::AtLeast(_) | Compute::AtMost(_), Some(holds), _) => {
+                let bounds = crate::answer::Bounds { lower: result.lower, upper: result.upper };
+                format!(
+                    "{} (value {})",
+                    if holds { "holds" } else { "fails" },
+                    bounds.text(item.position.total_seeds())
+                )
+            }
+            (_, _, Some(value)) => signed(value),
+            _ => "?".to_string(),
+        };
+        text += &format!(
+            "  item {:>3}  {:<rules_width$} {:<6} {:<12} {answer}",
+            result.item, result.rules, result.start, result.compute
+        );
+        let summary = result.openings_summary(", ").filter(|_| !all);
+        if let Some(pie) = result.pie_value {
+            let best = summary.as_ref().map_or_else(|| result.best.join(", "), |(best, _)| best.clone());
+            text += &format!("  best {best}; pie rule {}", signed(pie));
+        }
+        text += &format!("  ({} nodes, {:.1} s)\n", result.nodes, result.seconds);
+        if item.compute == Compute::Openings {
+            let openings = match summary {
+                Some((_, summary)) => format!("{summary} (--all lists every one, --json and the .jsonl file too)"),
+                None => {
+                    let openings: Vec<String> = result
+                        .openings
+                        .iter()
+                        .map(|o| format!("{} {}", o.moves, o.value.map_or("?".into(), signed)))
+                        .collect();
+                    openings.join(", ")
+                }
+            };
+            text += &format!("      openings: {openings}\n");
+        }
+    }
+    text
 }
