@@ -70,6 +70,18 @@ pub struct ItemResult {
 }
 
 impl OpeningResult {
+    /// The first turn `moves` (canonical houses, `3 6`) with what is proven of its value.
+    pub fn new(moves: String, known: &Proven) -> OpeningResult {
+        OpeningResult {
+            moves,
+            value: known.value(),
+            lower: known.bounds.lower,
+            upper: known.bounds.upper,
+            lower_proofs: known.lower_proofs.clone(),
+            upper_proofs: known.upper_proofs.clone(),
+        }
+    }
+
     /// What the line says is proven of the opening's value, with the proofs behind it.
     pub fn proven(&self) -> Proven {
         Proven::new(

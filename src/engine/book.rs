@@ -14,7 +14,7 @@ use crate::answer::{Bounds, Mainline, OpeningValue, PositionAnswer, Proven, Sour
 use crate::board::Position;
 use crate::moves::Turn;
 use crate::notation::parse_position;
-use crate::results::ItemResult;
+use crate::results::{ItemResult, OpeningResult};
 use crate::rules::Rules;
 
 /// A start's openings: the value, the pie-rule value, and every first turn.
@@ -52,20 +52,9 @@ pub struct StartMap {
     #[serde(flatten)]
     pub known: Proven,
     /// Every first turn.
-    pub openings: Vec<MapOpening>,
+    pub openings: Vec<OpeningResult>,
     /// Where it came from: checked proofs.
     pub source: Source,
-}
-
-/// One first turn of a [`StartMap`].
-#[derive(Clone, Debug, Serialize)]
-pub struct MapOpening {
-    /// The first turn, canonical houses from the mover's left (`3 6`).
-    #[serde(rename = "move")]
-    pub moves: String,
-    /// Its value for the first player as far as it is proven.
-    #[serde(flatten)]
-    pub known: Proven,
 }
 
 /// The name a proof from a result file given at run time is shown by: the file's claim, not
@@ -272,7 +261,7 @@ impl OpeningBook {
         };
         for opening in &record.openings {
             let turn = claims(opening.proven());
-            map.openings.push(MapOpening { moves: opening.moves.clone(), known: turn.clone() });
+            map.openings.push(OpeningResult::new(opening.moves.clone(), &turn));
             let (path, after) = turn_path(&rules, &start, &opening.moves)?;
             if !after.is_over(&rules) {
                 // After a first turn the other side moves, at the turn's value negated; a
@@ -443,7 +432,6 @@ impl OpeningBook {
 mod tests {
     use super::*;
     use crate::board::Side;
-    use crate::results::OpeningResult;
 
     const START_4X2: &str = "2 2 2 2 0 2 2 2 2 0 S";
 

@@ -89,14 +89,7 @@ fn opening_map(
     let mut turns = Vec::new();
     for (moves, after) in first_turns(rules, start) {
         let known = -proven_at(rules, &after, total, bounds)?;
-        openings.push(OpeningResult {
-            moves: moves.to_string(),
-            value: known.value(),
-            lower: known.bounds.lower,
-            upper: known.bounds.upper,
-            lower_proofs: known.lower_proofs.clone(),
-            upper_proofs: known.upper_proofs.clone(),
-        });
+        openings.push(OpeningResult::new(moves.to_string(), &known));
         turns.push(known);
     }
     let mut known = proven_at(rules, start, total, bounds)?;
