@@ -22,11 +22,40 @@ use kalah::{Position, Rules, Side};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The endpoints whose answers are kept.
-pub const ENDPOINTS: [&str; 2] = ["position", "mainline"];
+/// The endpoints whose answers are searched for, and so may be kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Endpoint {
+    /// `/api/v1/position`.
+    Position,
+    /// `/api/v1/mainline`.
+    Mainline,
+    /// `/api/v1/keeping-move`: never kept (its answer depends on the bound asked for).
+    KeepingMove,
+}
+
+impl Endpoint {
+    /// Its name, as the API's path and the cache file give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Endpoint::Position => "position",
+            Endpoint::Mainline => "mainline",
+            Endpoint::KeepingMove => "keeping-move",
+        }
+    }
+
+    /// The endpoint whose answers are kept under `name`, if any.
+    fn kept_as(name: &str) -> Option<Endpoint> {
+        [Endpoint::Position, Endpoint::Mainline].into_iter().find(|e| e.name() == name)
+    }
+
+    /// Whether the cache keeps its answers: only those a reload can check ([`sound`]).
+    fn kept(self) -> bool {
+        Endpoint::kept_as(self.name()).is_some()
+    }
+}
 
 /// An answer's key: endpoint, rules and position.
-pub type Key = (&'static str, Rules, Position);
+pub type Key = (Endpoint, Rules, Position);
 
 /// The first line of a cache file: its format and version.
 pub const HEADER: &str = r#"{"format":"kalah answer cache","version":1}"#;
@@ -42,7 +71,7 @@ struct Record {
 
 impl Record {
     fn key(&self) -> Option<Key> {
-        let endpoint = ENDPOINTS.iter().find(|e| **e == self.endpoint)?;
+        let endpoint = Endpoint::kept_as(&self.endpoint)?;
         Some((endpoint, self.rules.parse().ok()?, kalah::parse_position(&self.position).ok()?))
     }
 }
@@ -121,16 +150,20 @@ impl AnswerCache {
     /// Keeps `answer` for `key`, on disk too. A failed write is returned; the answer is kept in
     /// memory all the same.
     pub fn insert(&self, key: Key, answer: Value) -> std::io::Result<()> {
-        // Only the answers of ENDPOINTS are kept: a reload checks no other kind.
-        if !ENDPOINTS.contains(&key.0) {
+        // A reload checks no other kind.
+        if !key.0.kept() {
             return Ok(());
         }
         let mut held = self.lock();
         if held.answers.contains_key(&key) {
             return Ok(());
         }
-        let record =
-            Record { endpoint: key.0.to_string(), rules: key.1.to_string(), position: key.2.to_string(), answer };
+        let record = Record {
+            endpoint: key.0.name().to_string(),
+            rules: key.1.to_string(),
+            position: key.2.to_string(),
+            answer,
+        };
         held.insert(key, record.answer.clone(), self.capacity);
         let Some(file) = held.file.as_mut() else { return Ok(()) };
         file.appender.append(&record)?;
@@ -175,7 +208,7 @@ impl Held {
         writeln!(out, "{HEADER}")?;
         for key in &self.order {
             let record = Record {
-                endpoint: key.0.to_string(),
+                endpoint: key.0.name().to_string(),
                 rules: key.1.to_string(),
                 position: key.2.to_string(),
                 answer: self.answers[key].clone(),
@@ -278,7 +311,10 @@ pub fn sound(key: &Key, answer: &Value) -> Result<(), String> {
         }
     };
     let no_moves = Vec::new();
-    if *endpoint != "position" {
+    if *endpoint == Endpoint::KeepingMove {
+        return Err("a keeping move is never kept".to_string());
+    }
+    if *endpoint == Endpoint::Mainline {
         let mut at = *position;
         for entry in answer["line"].as_array().unwrap_or(&no_moves) {
             at = play(&at, entry)?;
@@ -344,7 +380,7 @@ mod tests {
     /// A finished Kalah(2,n) position's line: South, to move, has no seeds left.
     fn key(n: u32) -> Key {
         let position = kalah::parse_position(&format!("0 0 {n} 1 1 0 S")).unwrap();
-        ("mainline", Rules::STANDARD, position)
+        (Endpoint::Mainline, Rules::STANDARD, position)
     }
 
     /// `key(n)`'s sound line: no moves, the game over at South's margin n - 2.
@@ -435,7 +471,7 @@ mod tests {
         let answer = |value: i32, to: &str| {
             stored(&format!(r#"{{"value":{value},"moves":[{{"move":1,"value":{value},"position":"{to}"}}]}}"#))
         };
-        cache.insert(("position", Rules::STANDARD, start), answer(0, &after.to_string())).unwrap();
+        cache.insert((Endpoint::Position, Rules::STANDARD, start), answer(0, &after.to_string())).unwrap();
         drop(cache);
         let text = std::fs::read_to_string(&path).unwrap();
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
@@ -451,10 +487,10 @@ mod tests {
         assert!(warnings[0].contains("line 3: damaged"), "{warnings:?}");
         assert!(warnings[1].contains("line 7: the value -40 is not a value"), "{warnings:?}");
         assert_eq!((cache.get(&key(2)), cache.len()), (None, 4));
-        assert_eq!(cache.get(&("position", Rules::STANDARD, start)).unwrap()["value"], 0);
+        assert_eq!(cache.get(&(Endpoint::Position, Rules::STANDARD, start)).unwrap()["value"], 0);
 
         // What a sound answer must show, one defect at a time.
-        let position = ("position", Rules::STANDARD, start);
+        let position = (Endpoint::Position, Rules::STANDARD, start);
         assert!(sound(&position, &answer(0, &after.to_string())).is_ok());
         let defects = [
             (answer(-40, &after.to_string()), "not a value the seeds on the board allow"),
@@ -473,7 +509,7 @@ mod tests {
                 r#"{{"line":[{{"move":1,"position":"{to}"}}],"end":"{end}","game_over":true,"south_margin":{margin},"value":{margin}}}"#
             ))
         };
-        let (after, mainline) = (after.to_string(), ("mainline", Rules::STANDARD, start));
+        let (after, mainline) = (after.to_string(), (Endpoint::Mainline, Rules::STANDARD, start));
         assert!(sound(&mainline, &line(&after, &after, 0)).is_ok());
         let defects = [
             (line(&start.to_string(), &after, 0), "does not lead where the rules say"),

@@ -44,6 +44,7 @@ use serde_json::Value;
 use crate::args::{DbArgs, input_error};
 use crate::limits;
 use crate::output::{as_object, tell, write_stdout};
+use cache::Endpoint;
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -387,14 +388,14 @@ async fn position(
     State(service): State<Arc<Service>>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
-    service.answer("position", PositionQuery::parse_searched(query)?, Service::analyse).await
+    service.answer(Endpoint::Position, PositionQuery::parse_searched(query)?, Service::analyse).await
 }
 
 async fn mainline(
     State(service): State<Arc<Service>>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
-    service.answer("mainline", PositionQuery::parse(query)?, Service::mainline).await
+    service.answer(Endpoint::Mainline, PositionQuery::parse(query)?, Service::mainline).await
 }
 
 /// `/proven-line`: the line that keeps what the proofs prove from the position, as far as they
@@ -415,7 +416,7 @@ async fn keeping_move(
     State(service): State<Arc<Service>>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<axum::Json<Value>, ApiError> {
-    service.answer("keeping-move", PositionQuery::parse_keeping(query)?, Service::keeping_move).await
+    service.answer(Endpoint::KeepingMove, PositionQuery::parse_keeping(query)?, Service::keeping_move).await
 }
 
 async fn openings(
@@ -485,18 +486,18 @@ impl Service {
     /// if it needs a search) and remembered.
     async fn answer(
         self: Arc<Self>,
-        endpoint: &'static str,
+        endpoint: Endpoint,
         query: PositionQuery,
         compute: fn(&Service, &PositionQuery, &Cancel) -> Result<Value, ApiError>,
     ) -> Result<axum::Json<Value>, ApiError> {
         let key = (endpoint, query.rules, query.position);
         // The same path as `kalah query`: what the book and the proofs hold, then a search.
-        if endpoint == "position"
+        if endpoint == Endpoint::Position
             && let Some(report) = self.index.answer(&query.rules, &query.position)
         {
             return Ok(axum::Json(to_json(&report)));
         }
-        if endpoint == "mainline"
+        if endpoint == Endpoint::Mainline
             && let Some(line) = self.index.book().mainline(&query.rules, &query.position)
         {
             return Ok(axum::Json(to_json(&line)));
