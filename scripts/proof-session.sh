@@ -12,7 +12,10 @@
 # expansion), and commit PROOF_DIR's logs afterwards. A check stopped early keeps the leaves it
 # searched in PROOF_DIR/check-progress.jsonl, which the next check (`--resume`) takes up.
 # TASK_NODES overrides proof.toml's task budget for this run (a proof's leaves stay sound whatever
-# the budgets that grew it; the budget only steers where the tree is expanded).
+# the budgets that grew it; the budget only steers where the tree is expanded). SHARE=0 grows it
+# without the leaves other proofs beside it settled (`--no-share`: a proof rooted at another's
+# leaf, whose bound would settle its root at once). KALAH=PATH runs that binary instead of
+# building one (a copy that does not change while the run goes on).
 #   scripts/proof-session.sh PROOF_DIR SECONDS [MAX_SEEDS (32)] [TABLE_MB (4096)] [TASK_NODES]
 set -euo pipefail
 usage="usage: proof-session.sh PROOF_DIR SECONDS [MAX_SEEDS] [TABLE_MB] [TASK_NODES]"
@@ -21,6 +24,8 @@ seconds=${2:?$usage}
 max_seeds=${3:-32}
 table_mb=${4:-4096}
 task_nodes=(${5:+--task-nodes "$5"})
+share=()
+[[ "${SHARE:-1}" == 0 ]] && share=(--no-share)
 [[ -f "$dir/proof.toml" ]] || { echo "$dir/proof.toml: no such proof (kalah proof new writes one)" >&2; exit 2; }
 rules=$(sed -n 's/^rules = "\(.*\)"$/\1/p' "$dir/proof.toml")
 root=$(sed -n 's/^root = "\(.*\)"$/\1/p' "$dir/proof.toml")
@@ -32,14 +37,19 @@ houses=$(( ($(wc -w <<<"$root") - 3) / 2 ))
 if [[ "$(ps -o sid= -p $$ | tr -d ' ')" == "$$" ]]; then
     { echo 10 > "/proc/$$/autogroup"; } 2>/dev/null || true
 fi
-cargo build --release -q -p solver-cli
-kalah=target/release/kalah
+if [[ -n "${KALAH:-}" ]]; then
+    kalah=$KALAH
+else
+    cargo build --release -q -p solver-cli
+    kalah=target/release/kalah
+fi
 # A build over a complete database would read every layer only to find it done: ask first.
 built=$("$kalah" info --houses "$houses" --rules "$rules" --json 2>/dev/null | grep -o '"max_seeds":[0-9]*' | cut -d: -f2 || true)
 if (( ${built:-0} < max_seeds )); then
     "$kalah" build --houses "$houses" --max-seeds "$max_seeds" --rules "$rules"
 fi
-nice -n 10 "$kalah" proof run "$dir" --threads "$(nproc)" --table-mb "$table_mb" --time-limit "$seconds" "${task_nodes[@]}"
+nice -n 10 "$kalah" proof run "$dir" --threads "$(nproc)" --table-mb "$table_mb" --time-limit "$seconds" \
+    "${task_nodes[@]}" "${share[@]}"
 "$kalah" proof status "$dir"
 state=$("$kalah" proof status "$dir" --json)
 [[ "$state" == *'"proven":null'* ]] && exit 0
