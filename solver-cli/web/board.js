@@ -664,9 +664,10 @@ async function replyTo(answer) {
     move.lower_proofs && move.lower_proofs.length;
   let chosen;
   if (proven.length) {
-    // Exact: the best move keeps the value (an unproven reply comes without one).
-    const exact = typeof answer.value === 'number' ? answer.value : undefined;
-    chosen = { move, said: '', keeps: exact };
+    // A best move keeps the value where it is exact, else its proven lower bound (an unproven
+    // reply comes with neither).
+    const lower = move.lower_proofs && move.lower_proofs.length ? move.lower : undefined;
+    chosen = { move, said: '', keeps: typeof answer.value === 'number' ? answer.value : lower };
   } else if (keeps) {
     chosen = { move, said: `The engine plays ${move.move}: it keeps at least ${signed(move.lower)}, proven (${move.lower_proofs.join(', ')}).`, keeps: move.lower };
   } else if (provenBound) {
