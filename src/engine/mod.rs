@@ -4,6 +4,7 @@
 //! transposition table is; and the one analysis of a position they all report. [`kept`] holds
 //! what a long-running service keeps between requests.
 
+pub mod answer_cache;
 pub mod book;
 pub mod kept;
 mod lines;

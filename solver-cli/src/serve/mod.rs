@@ -12,7 +12,6 @@
 //! asks for positions whose subtrees the previous requests have solved. How connections are
 //! accepted and timed out is [`connections`]'s business.
 
-mod cache;
 mod connections;
 mod progress;
 mod queue;
@@ -34,6 +33,7 @@ use clap::Args;
 use kalah::Position;
 use kalah::answer::{self, Bounds, KeepingMove, LegalMove, PositionMoves, Proven};
 use kalah::engine::ProvenIndex;
+use kalah::engine::answer_cache::{AnswerCache, Endpoint};
 use kalah::engine::book::OpeningBook;
 use kalah::engine::kept::{Kept, KeptEngines};
 use kalah::engine::{Prepared, Unanswered};
@@ -44,7 +44,6 @@ use serde_json::Value;
 use crate::args::{DbArgs, input_error};
 use crate::limits;
 use crate::output::{as_object, tell, write_stdout};
-use cache::Endpoint;
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -116,7 +115,7 @@ struct Service {
     long_search: AtomicBool,
     /// Answers given, by endpoint, rules and position: a user who undoes or reloads, or many who
     /// open the same start, are answered at once, after a restart too.
-    answers: cache::AnswerCache,
+    answers: AnswerCache,
     /// Starts and their first turns, answered from the shipped results.
     index: ProvenIndex,
     searches: queue::SearchQueue,
@@ -305,8 +304,7 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<String> {
         (Some(path), false) => Some(path.clone()),
         (None, false) => Some(args.db.db.join("answers.jsonl")),
     };
-    let (answers, warnings) =
-        cache::AnswerCache::open(cache_path.as_deref(), args.cache_answers).map_err(input_error)?;
+    let (answers, warnings) = AnswerCache::open(cache_path.as_deref(), args.cache_answers).map_err(input_error)?;
     for warning in warnings {
         tell!("warning: {warning}");
     }

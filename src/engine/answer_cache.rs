@@ -1,6 +1,6 @@
-//! The answers the service has computed, kept in memory and on disk so that a restarted server
-//! remembers them. The file is a log of JSON lines in the form the jobs and proofs keep theirs
-//! ([`kalah::jsonl`]): one answer a line, appended and synced under the cache's lock, a line cut
+//! The answers a service (`kalah serve`) has searched for, kept in memory and on disk so that a
+//! restarted server remembers them. The file is a log of JSON lines in the form the jobs and proofs keep theirs
+//! ([`crate::jsonl`]): one answer a line, appended and synced under the cache's lock, a line cut
 //! short by a kill dropped when the file is read again. No embedded store is needed for this:
 //! the answers are exact values, never changed once known, so a log read back at start is the
 //! whole of the cache's state. It holds at most `capacity` answers, the oldest forgotten first;
@@ -16,9 +16,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use kalah::jsonl::Appender;
-use kalah::lock::{FileLock, LockError};
-use kalah::{Position, Rules, Side};
+use crate::board::{Position, Side};
+use crate::jsonl::Appender;
+use crate::lock::{FileLock, LockError};
+use crate::rules::Rules;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -72,7 +73,7 @@ struct Record {
 impl Record {
     fn key(&self) -> Option<Key> {
         let endpoint = Endpoint::kept_as(&self.endpoint)?;
-        Some((endpoint, self.rules.parse().ok()?, kalah::parse_position(&self.position).ok()?))
+        Some((endpoint, self.rules.parse().ok()?, crate::parse_position(&self.position).ok()?))
     }
 }
 
@@ -89,6 +90,7 @@ struct CacheFile {
     lines: usize,
 }
 
+/// The answers kept, at most `capacity` of them, in a file when one was given.
 pub struct AnswerCache {
     held: Mutex<Held>,
     capacity: usize,
@@ -177,7 +179,7 @@ impl AnswerCache {
 
     /// Answers held.
     #[cfg(test)]
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.lock().answers.len()
     }
 
@@ -232,11 +234,11 @@ struct Lines {
 /// The cache file at `path` (nothing when there is none, or it is empty). The outer `Err`
 /// refuses a file that is not a cache; the inner one is a file that cannot be read.
 fn read(path: &Path) -> Result<std::io::Result<Lines>, String> {
-    let bytes = match kalah::input::read(path, kalah::input::LARGE_FILE_BYTES) {
+    let bytes = match crate::input::read(path, crate::input::LARGE_FILE_BYTES) {
         Ok(bytes) => bytes,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Ok(Lines::default())),
         // A pipe or a device is no cache, and no file to write answers to either.
-        Err(err) if kalah::input::is_not_regular(&err) || err.kind() == std::io::ErrorKind::FileTooLarge => {
+        Err(err) if crate::input::is_not_regular(&err) || err.kind() == std::io::ErrorKind::FileTooLarge => {
             return Err(format!("--cache {}: {err}; name another file, or --no-cache", path.display()));
         }
         Err(err) => return Ok(Err(err)),
@@ -379,7 +381,7 @@ mod tests {
 
     /// A finished Kalah(2,n) position's line: South, to move, has no seeds left.
     fn key(n: u32) -> Key {
-        let position = kalah::parse_position(&format!("0 0 {n} 1 1 0 S")).unwrap();
+        let position = crate::parse_position(&format!("0 0 {n} 1 1 0 S")).unwrap();
         (Endpoint::Mainline, Rules::STANDARD, position)
     }
 
@@ -465,7 +467,7 @@ mod tests {
             cache.insert(key(n), finished(n)).unwrap();
         }
         // Kalah(1,1) with South to move: its one move ends the game, worth 0 for the mover.
-        let start = kalah::parse_position("1 0 1 0 S").unwrap();
+        let start = crate::parse_position("1 0 1 0 S").unwrap();
         let mut after = start;
         after.play(&Rules::STANDARD, 0);
         let answer = |value: i32, to: &str| {
