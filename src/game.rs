@@ -291,6 +291,47 @@ pub fn replay(rules: Rules, start: Position, moves: &str, notation: Notation) ->
     Ok(game)
 }
 
+impl Game {
+    /// What `kalah replay` says of the game: every turn with the position after it, the board,
+    /// and the stores and the result (or who is to move).
+    pub fn text(&self) -> String {
+        let position = self.position();
+        let mut text = format!("{}, rules {}\n", notation::describe_start(self.start()), self.rules());
+        text += &format!("{:>4}  {:<5}  {:<12}  {}\n", "", "start", "", self.start());
+        for (i, turn) in self.turns().iter().enumerate() {
+            let moves = turn.moves_text(Notation::Canonical, position.houses());
+            let capture = if turn.captured > 0 { format!("  captures {}", turn.captured) } else { String::new() };
+            text += &format!("{:>4}. {:<5}  {moves:<12}  {}{capture}\n", i + 1, turn.side.name(), turn.position);
+        }
+        text += "\n";
+        text += &notation::diagram(position);
+        let (south, north) = (position.store(Side::South), position.store(Side::North));
+        let margin = self.south_margin();
+        if self.is_over() {
+            let how = if self.ended_early() { " early (a store holds more than half of all seeds)" } else { "" };
+            let result = match margin.signum() {
+                1 => format!("South wins by {margin}"),
+                -1 => format!("North wins by {}", -margin),
+                _ => "draw".to_string(),
+            };
+            text += &format!(
+                "game over{how}: South {south}, North {north}, {result} (margin {})\n",
+                crate::answer::signed(margin)
+            );
+        } else {
+            text += &format!(
+                "{} to move; stores South {south}, North {north} (margin {})\n",
+                position.to_move().name(),
+                crate::answer::signed(margin)
+            );
+        }
+        if self.swapped() {
+            text += "North swapped sides: the first player now plays North.\n";
+        }
+        text
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

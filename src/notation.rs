@@ -374,6 +374,15 @@ pub fn diagram(position: &Position) -> String {
     format!("    {north_labels}\n    {north}\n{stores}\n    {south}\n    {south_labels}\n    {to_move}\n")
 }
 
+/// "Kalah(6,4)" for a standard start, else the position text.
+pub fn describe_start(position: &Position) -> String {
+    if position.is_start() {
+        format!("Kalah({},{})", position.houses(), position.mover_houses()[0])
+    } else {
+        position.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,11 +15,11 @@ mod serve;
 
 use args::{InputError, RulesArgs, input_error, parse_start};
 use clap::{Args, Parser, Subcommand};
+use kalah::ReplayFailure;
 use kalah::board::Side;
-use kalah::notation::{self, Notation};
+use kalah::notation::Notation;
 use kalah::rules::RULE_SETS;
-use kalah::{Game, ReplayFailure};
-use output::{describe_start, json_line, signed, tell, write_stdout};
+use output::{json_line, tell, write_stdout};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -168,7 +168,7 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<String> {
             swapped: game.swapped(),
         });
     }
-    Ok(replay_text(&game))
+    Ok(game.text())
 }
 
 /// `kalah replay --json`.
@@ -196,40 +196,6 @@ struct ReplayedTurn {
     moves: String,
     captured: u32,
     position: kalah::Position,
-}
-
-fn replay_text(game: &Game) -> String {
-    let position = game.position();
-    let mut text = format!("{}, rules {}\n", describe_start(game.start()), game.rules());
-    text += &format!("{:>4}  {:<5}  {:<12}  {}\n", "", "start", "", game.start());
-    for (i, turn) in game.turns().iter().enumerate() {
-        let moves = turn.moves_text(Notation::Canonical, position.houses());
-        let capture = if turn.captured > 0 { format!("  captures {}", turn.captured) } else { String::new() };
-        text += &format!("{:>4}. {:<5}  {moves:<12}  {}{capture}\n", i + 1, turn.side.name(), turn.position);
-    }
-    text += "\n";
-    text += &notation::diagram(position);
-    let (south, north) = (position.store(Side::South), position.store(Side::North));
-    let margin = game.south_margin();
-    if game.is_over() {
-        let how = if game.ended_early() { " early (a store holds more than half of all seeds)" } else { "" };
-        let result = match margin.signum() {
-            1 => format!("South wins by {margin}"),
-            -1 => format!("North wins by {}", -margin),
-            _ => "draw".to_string(),
-        };
-        text += &format!("game over{how}: South {south}, North {north}, {result} (margin {})\n", signed(margin));
-    } else {
-        text += &format!(
-            "{} to move; stores South {south}, North {north} (margin {})\n",
-            position.to_move().name(),
-            signed(margin)
-        );
-    }
-    if game.swapped() {
-        text += "North swapped sides: the first player now plays North.\n";
-    }
-    text
 }
 
 fn list_rules(args: &RulesListArgs) -> anyhow::Result<String> {

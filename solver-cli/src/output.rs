@@ -14,8 +14,6 @@ macro_rules! tell {
 }
 pub(crate) use tell;
 
-use kalah::Position;
-
 /// Writes `text` to stdout and flushes it.
 pub fn write_stdout(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
@@ -24,14 +22,7 @@ pub fn write_stdout(text: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// "Kalah(6,4)" for a standard start, else the position text.
-pub fn describe_start(position: &Position) -> String {
-    if position.is_start() {
-        format!("Kalah({},{})", position.houses(), position.mover_houses()[0])
-    } else {
-        position.to_string()
-    }
-}
+pub use kalah::notation::describe_start;
 
 pub use kalah::answer::signed;
 

@@ -434,7 +434,7 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
     let text = if args.json {
         json_line(&Grid { rules: &rules_name, file: &path, cells: &cells, mismatches })?
     } else {
-        table_text(&rules_name, &cells, args)
+        grid::text(&rules_name, &cells, args.houses.clone(), args.seeds.clone())
             + &format!(
                 "{} cells: {} match the published values, {} unpublished, {} bounded by proofs, {} timed out, {} skipped, {mismatches} mismatches; written to {}\n",
                 cells.len(),
@@ -451,42 +451,6 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
         anyhow::bail!("{mismatches} cells differ from the published values");
     }
     Ok(text)
-}
-
-/// The grid: houses down, seeds across; `!` marks a mismatch, `?` a cell not solved in time, `>=2`
-/// a cell that proofs bound without deciding.
-fn table_text(rules: &str, cells: &[Cell], args: &TableArgs) -> String {
-    let mut text = format!("start values (first player's margin), rules {rules}\n  m\\n");
-    for seeds in args.seeds.clone() {
-        text += &format!("{seeds:>7}");
-    }
-    text += "\n";
-    for houses in args.houses.clone().map(|m| m as usize) {
-        text += &format!("{houses:>4} ");
-        for cell in cells.iter().filter(|c| c.houses == houses) {
-            let total = 2 * cell.houses as i32 * cell.seeds as i32;
-            let value = match (cell.value, cell.status) {
-                (Some(value), _) => signed(value),
-                (None, CellStatus::Bounds) => {
-                    answer::Bounds { lower: cell.lower, upper: cell.upper }.text(total as u32)
-                }
-                (None, _) => "?".to_string(),
-            };
-            let mark = if cell.status == CellStatus::Mismatch { "!" } else { " " };
-            text += &format!("{value:>6}{mark}");
-        }
-        text += "\n";
-    }
-    for cell in cells.iter().filter(|c| c.status == CellStatus::Mismatch) {
-        text += &format!(
-            "MISMATCH Kalah({},{}): solved {}, published {}\n",
-            cell.houses,
-            cell.seeds,
-            cell.value.map_or("?".to_string(), signed),
-            cell.published.as_deref().unwrap_or("")
-        );
-    }
-    text
 }
 
 #[derive(Args)]

@@ -293,6 +293,42 @@ fn csv(rules: &Rules, cells: &[&Cell]) -> Vec<u8> {
     csv.into_inner().expect("writing to memory")
 }
 
+/// The grid: houses down, seeds across; `!` marks a mismatch, `?` a cell not solved in time, `>=2`
+/// a cell that proofs bound without deciding.
+pub fn text(rules: &str, cells: &[Cell], houses: RangeInclusive<u32>, seeds: RangeInclusive<u32>) -> String {
+    let mut text = format!("start values (first player's margin), rules {rules}\n  m\\n");
+    for seeds in seeds {
+        text += &format!("{seeds:>7}");
+    }
+    text += "\n";
+    for houses in houses.map(|m| m as usize) {
+        text += &format!("{houses:>4} ");
+        for cell in cells.iter().filter(|c| c.houses == houses) {
+            let total = 2 * cell.houses as i32 * cell.seeds as i32;
+            let value = match (cell.value, cell.status) {
+                (Some(value), _) => crate::answer::signed(value),
+                (None, CellStatus::Bounds) => {
+                    crate::answer::Bounds { lower: cell.lower, upper: cell.upper }.text(total as u32)
+                }
+                (None, _) => "?".to_string(),
+            };
+            let mark = if cell.status == CellStatus::Mismatch { "!" } else { " " };
+            text += &format!("{value:>6}{mark}");
+        }
+        text += "\n";
+    }
+    for cell in cells.iter().filter(|c| c.status == CellStatus::Mismatch) {
+        text += &format!(
+            "MISMATCH Kalah({},{}): solved {}, published {}\n",
+            cell.houses,
+            cell.seeds,
+            cell.value.map_or("?".to_string(), crate::answer::signed),
+            cell.published.as_deref().unwrap_or("")
+        );
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
