@@ -500,6 +500,11 @@ impl Service {
         {
             return Ok(axum::Json(to_json(&line)));
         }
+        if endpoint == Endpoint::KeepingMove
+            && let Some(kept) = self.keeping_move_from_proofs(&query)?
+        {
+            return Ok(axum::Json(kept));
+        }
         let with_moves = |err: ApiError| match err.status {
             StatusCode::SERVICE_UNAVAILABLE => {
                 err.with(&Playable { moves: answer::legal_moves(&query.rules, &query.position) })
@@ -627,9 +632,10 @@ impl Service {
         }
     }
 
-    /// `/keeping-move`: a move that keeps the position's proven lower bound, or `at_least` where
-    /// that is more: from the proofs where they name one, else by search.
-    fn keeping_move(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
+    /// What `/keeping-move` is to keep at `query`'s position: the proofs' lower bound, or
+    /// `at_least` where that is more (which the search then proves), with what is proven there;
+    /// 404 where neither gives a bound, 422 where the proofs' upper bound is below it.
+    fn keeping_target(&self, query: &PositionQuery) -> Result<Proven, ApiError> {
         let PositionQuery { position, rules, .. } = query;
         let unknown = Bounds::unknown(position.total_seeds());
         let known = self.index.bounds(rules, position).unwrap_or_else(|| Proven::unproven(unknown));
@@ -653,18 +659,25 @@ impl Service {
             )
             .with(&known));
         }
-        // What the move is to keep: the proofs' bound, or the caller's (which the search proves).
-        let keeps = match proven_lower == Some(lower) {
-            true => known.clone(),
-            false => Proven {
-                bounds: Bounds { lower, upper: known.bounds.upper },
-                lower_proofs: Vec::new(),
-                ..known.clone()
-            },
-        };
-        if let Some(house) = self.index.move_keeping(rules, position, lower) {
-            return Ok(to_json(&KeepingMove::new(rules, position, house, keeps, 0, 0.0)));
-        }
+        Ok(match proven_lower == Some(lower) {
+            true => known,
+            false => Proven { bounds: Bounds { lower, upper: known.bounds.upper }, lower_proofs: Vec::new(), ..known },
+        })
+    }
+
+    /// `/keeping-move` from the proofs alone, where they name a move that keeps the target: no
+    /// search, so no place in the search queue.
+    fn keeping_move_from_proofs(&self, query: &PositionQuery) -> Result<Option<Value>, ApiError> {
+        let keeps = self.keeping_target(query)?;
+        let PositionQuery { position, rules, .. } = query;
+        let house = self.index.move_keeping(rules, position, keeps.bounds.lower);
+        Ok(house.map(|house| to_json(&KeepingMove::new(rules, position, house, keeps, 0, 0.0))))
+    }
+
+    /// `/keeping-move` by search: zero-window tests until a move keeps the target.
+    fn keeping_move(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
+        let keeps = self.keeping_target(query)?;
+        let (position, lower) = (&query.position, keeps.bounds.lower);
         let (prepared, _watch) = self.watched(query, cancel, "moves", true)?;
         match prepared.keeping_move(position, &keeps) {
             Ok(Some(kept)) => Ok(to_json(&kept)),
