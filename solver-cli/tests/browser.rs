@@ -499,10 +499,10 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     wait_for("the engine's reply from the proofs", || (browser.move_list() == "N 3").then_some(()));
     assert!(browser.text("loss").is_empty(), "a proven move: {}", browser.text("loss"));
 
-    // Where standard Kalah(6,6)'s proofs end (leaves of both, South +4), no proof names a move:
-    // the engine searches for one that keeps +4, and with no database and a second it finds none
-    // in time, so it plays its estimate's best and says it is not proven.
-    browser.navigate(&format!("{}/#rules=standard&start=1+8+0+0+9+9+3+8+0+10+8+8+7+1+S&play=north", server.url));
+    // At a leaf of standard-6x6-ge-4 (South +4; a cheap one, which no deeper proof covers) no
+    // proof names a move: the engine searches for one that keeps +4, and with no database and a
+    // second it finds none in time, so it plays its estimate's best and says it is not proven.
+    browser.navigate(&format!("{}/#rules=standard&start=1+0+1+9+9+9+3+0+10+8+7+7+7+1+S&play=north", server.url));
     wait_for("the engine's unproven reply past the proofs", || {
         browser.text("loss").contains("No move was proven to keep the bound in time").then_some(())
     });
@@ -610,14 +610,14 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
 #[test]
 #[ignore = "needs Chromium and chromedriver: scripts/browser-test.sh installs them and runs this"]
 fn the_perfect_line_shows_progress_and_is_given_up_when_the_user_moves_on() {
-    // No database and one worker: where standard Kalah(6,6)'s proven line ends (South 1 3, North
-    // 2, South 4, North 2), both proofs give South +4 at once, but they end there (leaves of
-    // both, no move of South's proven), and a perfect line is out of reach (none ships).
+    // No database and one worker: at a leaf of standard-6x6-ge-4 (a cheap one, which no deeper
+    // proof covers) the proof gives South +4 at once, but no move of South's is proven there,
+    // and a perfect line is out of reach (none ships).
     let root = tempfile::tempdir().unwrap();
     let server = Server::start(root.path(), &["--time-limit", "300", "--workers", "1"]);
     let driver = Driver::start();
     let browser = Browser::open(&driver);
-    let six_six = "1 8 0 0 9 9 3 8 0 10 8 8 7 1 S";
+    let six_six = "1 0 1 9 9 9 3 0 10 8 7 7 7 1 S";
     browser.navigate(&format!("{}/#rules=standard&start={}", server.url, six_six.replace(' ', "+")));
     browser.wait_for_position(six_six);
     wait_for("the line's progress", || {
@@ -626,6 +626,6 @@ fn the_perfect_line_shows_progress_and_is_given_up_when_the_user_moves_on() {
     let progress = || get_json(&agent(), &format!("{}/api/v1/progress", server.url), &[("pos", six_six)]).1;
     assert_eq!(progress()["searching"], true, "{}", progress());
     // Moving on gives the line up, and frees the worker for the next position's search.
-    browser.click(".house.south[data-house='2']");
+    browser.click(".house.south[data-house='1']");
     wait_for("the line's search to stop", || (progress()["searching"] == false).then_some(()));
 }
