@@ -187,7 +187,8 @@ impl Prepared {
         let deadline = search.deadline();
         let mut order = estimated_moves(&mut search, position)?;
         search.set_deadline(deadline);
-        order.sort_by_key(|&(house, _)| !kept_in_table(&search, position, house, lower));
+        // (A stable sort: the estimates order the rest.)
+        order.sort_by_cached_key(|&(house, _)| !kept_in_table(&search, position, house, lower));
         for &(house, _) in &order {
             let mut child = *position;
             child.play(&rules, house);
