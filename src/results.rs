@@ -6,27 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::answer::{Bounds, OPENINGS_LISTED, Proven, first_few, openings_by_value_text};
-
-/// One opening of an item's result.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct OpeningResult {
-    /// The first turn, canonical moves.
-    #[serde(rename = "move")]
-    pub moves: String,
-    /// Its exact value for the first player, when proven.
-    pub value: Option<i32>,
-    /// A proven lower bound on that value.
-    pub lower: i32,
-    /// A proven upper bound on that value.
-    pub upper: i32,
-    /// The proof directories `lower` rests on, where proofs give it (`kalah proof map`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub lower_proofs: Vec<String>,
-    /// The proof directories `upper` rests on.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub upper_proofs: Vec<String>,
-}
+use crate::answer::{Bounds, OPENINGS_LISTED, Opening, Proven, first_few, openings_by_value_text};
 
 /// A finished item, as written to the result files.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -62,34 +42,11 @@ pub struct ItemResult {
     /// The openings reaching the value (openings items).
     pub best: Vec<String>,
     /// Every opening searched, with what is proven about it.
-    pub openings: Vec<OpeningResult>,
+    pub openings: Vec<Opening>,
     /// Nodes over all runs.
     pub nodes: u64,
     /// Seconds over all runs.
     pub seconds: f64,
-}
-
-impl OpeningResult {
-    /// The first turn `moves` (canonical houses, `3 6`) with what is proven of its value.
-    pub fn new(moves: String, known: &Proven) -> OpeningResult {
-        OpeningResult {
-            moves,
-            value: known.value(),
-            lower: known.bounds.lower,
-            upper: known.bounds.upper,
-            lower_proofs: known.lower_proofs.clone(),
-            upper_proofs: known.upper_proofs.clone(),
-        }
-    }
-
-    /// What the line says is proven of the opening's value, with the proofs behind it.
-    pub fn proven(&self) -> Proven {
-        Proven::new(
-            Bounds { lower: self.lower, upper: self.upper },
-            self.lower_proofs.clone(),
-            self.upper_proofs.clone(),
-        )
-    }
 }
 
 /// A result file that could not be written: which, and what the system said.
@@ -129,8 +86,8 @@ impl ItemResult {
         if self.openings.len() <= OPENINGS_LISTED {
             return None;
         }
-        let exact = self.openings.iter().filter_map(|o| o.value);
-        let unsettled = self.openings.iter().filter(|o| o.value.is_none()).count();
+        let exact = self.openings.iter().filter_map(Opening::value);
+        let unsettled = self.openings.iter().filter(|o| o.value().is_none()).count();
         let mut summary =
             format!("{} openings by value: {}", self.openings.len(), openings_by_value_text(exact, separator));
         if unsettled > 0 {
@@ -147,11 +104,8 @@ fn csv_row(result: &ItemResult, total: u32) -> Vec<String> {
     let (openings, best) = match result.openings_summary("; ") {
         Some((best, summary)) => (summary, best),
         None => {
-            let openings: Vec<String> = result
-                .openings
-                .iter()
-                .map(|o| format!("{}: {}", o.moves, Bounds { lower: o.lower, upper: o.upper }.text(total)))
-                .collect();
+            let openings: Vec<String> =
+                result.openings.iter().map(|o| format!("{}: {}", o.turn, o.bounds().text(total))).collect();
             (openings.join("; "), result.best.join("; "))
         }
     };

@@ -10,9 +10,9 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use crate::answer::{Analysis, Opening};
+use crate::answer::Analysis;
 use crate::board::{KeyHasher, MAX_SEEDS, Position};
-use crate::moves::first_turns;
+use crate::moves::{Turn, first_turns};
 use crate::rules::Rules;
 
 /// Above any value: board values lie within ±MAX_SEEDS.
@@ -149,19 +149,16 @@ pub(crate) fn analyse_with_progress(
     let nodes_before = solver.nodes();
     let turns = first_turns(&rules, position);
     progress(0, turns.len());
-    let openings: Vec<Opening> = turns
+    let openings: Vec<(Turn, i32)> = turns
         .iter()
         .enumerate()
         .map(|(i, (moves, after))| {
-            let opening = Opening { moves: moves.clone(), value: -solver.value(after) };
+            let opening = (moves.clone(), -solver.value(after));
             progress(i + 1, turns.len());
             opening
         })
         .collect();
-    let value = openings.iter().map(|o| o.value).max().unwrap_or_else(|| position.final_margin(&rules));
-    // North swaps when the side it would get is better: South ends up with -|value| of the opening.
-    let pie_value = rules.pie.then(|| crate::answer::pie_value(openings.iter().map(|o| o.value)).unwrap_or(value));
-    Analysis { value: pie_value.unwrap_or(value), openings, pie_value, nodes: solver.nodes() - nodes_before }
+    Analysis::new(&rules, position, openings, solver.nodes() - nodes_before)
 }
 
 #[cfg(test)]
@@ -185,10 +182,10 @@ mod tests {
         let pie_rules = Rules { pie: true, ..Rules::EMPTY_CAPTURE };
         let pie = analyse(&mut Solver::new(pie_rules).unwrap(), &start);
         assert_eq!(plain.value, 8);
-        let fairest = plain.openings.iter().map(|o| o.value.abs()).min().unwrap();
+        let fairest = plain.openings.iter().map(|o| o.value().unwrap().abs()).min().unwrap();
         assert_eq!(pie.value, -fairest);
         assert!(pie.value <= 0);
-        assert!(pie.best().iter().all(|o| o.value.abs() == fairest));
+        assert!(pie.best().iter().all(|o| o.value().unwrap().abs() == fairest));
     }
 
     #[test]

@@ -98,19 +98,20 @@ fn tables_say_what_the_map_says(
         assert_checked(&start.upper_proofs);
         assert_eq!(rows.len(), start.openings.len(), "{file}, {rules}: one row per first turn");
         for (row, opening) in rows.iter().zip(&start.openings) {
-            let turn = &opening.moves;
+            let turn = &opening.turn.to_string();
+            let known = &opening.known;
             let mut expected = vec![
                 turn.clone(),
-                worded(opening.lower, opening.upper, total),
-                named(&opening.lower_proofs),
-                named(&opening.upper_proofs),
+                worded(known.bounds.lower, known.bounds.upper, total),
+                named(&known.lower_proofs),
+                named(&known.upper_proofs),
             ];
             if let Some((_, values)) = published.filter(|(published_rules, _)| rules == published_rules) {
                 expected.push(signed(values[turn]));
             }
             assert_eq!(*row, expected, "{file}, {rules}, turn {turn}");
-            assert_checked(&opening.lower_proofs);
-            assert_checked(&opening.upper_proofs);
+            assert_checked(&known.lower_proofs);
+            assert_checked(&known.upper_proofs);
         }
         rule_sets.push(rules.clone());
     }

@@ -464,8 +464,8 @@ fn map(args: &MapArgs) -> anyhow::Result<String> {
         });
     }
     let mut text = format!("{}, rules {rules}\n", describe_start(&start));
-    let openings = result.openings.iter().map(|opening| (opening.moves.as_str(), opening.proven()));
-    text += &kalah::answer::proven_openings_text(start.to_move(), start.total_seeds(), &result.proven(), openings);
+    text +=
+        &kalah::answer::proven_openings_text(start.to_move(), start.total_seeds(), &result.proven(), &result.openings);
     for (dir, why) in &left_out {
         text += &format!("not counted: {}: {why}\n", dir.display());
     }
@@ -543,10 +543,10 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         bounds(map.lower, map.upper)
     );
     for opening in &map.openings {
-        text += &format!("  turn {:<8} {}\n", opening.moves, bounds(opening.lower, opening.upper));
+        text += &format!("  turn {:<8} {}\n", opening.turn.to_string(), opening.bounds().text(total));
     }
     let chosen = |turn: &Turn| args.turns.is_empty() || args.turns.contains(turn);
-    let open = map.openings.iter().zip(&turns).filter(|(o, (turn, _))| o.value.is_none() && chosen(turn)).count();
+    let open = map.openings.iter().zip(&turns).filter(|(o, (turn, _))| o.value().is_none() && chosen(turn)).count();
     let (every, some) = match args.turns.is_empty() {
         true => ("every first turn", "first turns"),
         false => ("every first turn asked for", "of the first turns asked for"),

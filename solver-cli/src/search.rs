@@ -241,8 +241,7 @@ fn map_text(rules: &Rules, start: &Position, map: &StartMap, json: bool) -> Stri
         return format!("{}\n", serde_json::to_string(&mapped).expect("maps serialize"));
     }
     let mut text = format!("{}, rules {rules}\n", describe_start(start));
-    let openings = map.openings.iter().map(|opening| (opening.moves.as_str(), opening.proven()));
-    text += &answer::proven_openings_text(start.to_move(), start.total_seeds(), &map.known, openings);
+    text += &answer::proven_openings_text(start.to_move(), start.total_seeds(), &map.known, &map.openings);
     text += "(no search: the proofs are in data/proofs, `kalah proof map` writes what they establish)\n";
     text
 }

@@ -3,13 +3,15 @@
 
 mod bounds;
 mod line;
+mod opening;
 mod position;
 mod text;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub use bounds::{Bounds, Proven, signed, sorted_names};
 pub use line::{LineMove, Mainline, ProvenLine, ProvenMove};
+pub use opening::{Opening, is_fairest, pie_value, pie_value_at};
 pub(crate) use position::moves_best_first;
 pub use position::{
     Answer, BoundedAnswer, Estimate, KeepingMove, LegalMove, MoveBounds, MoveFacts, MoveValue, PositionAnswer,
@@ -20,15 +22,6 @@ pub use text::proven_openings_text;
 use crate::board::{Position, Side};
 use crate::moves::Turn;
 use crate::rules::Rules;
-
-/// A first turn: one move, or a chain of moves linked by extra turns.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Opening {
-    /// The turn (houses 1..m from the mover's left, in order).
-    pub moves: Turn,
-    /// The exact value for the side that played it, stores included.
-    pub value: i32,
-}
 
 /// A solved position: its value and the exact value of every first turn.
 #[derive(Debug, Clone, Serialize)]
@@ -44,31 +37,21 @@ pub struct Analysis {
     pub nodes: u64,
 }
 
-/// The first player's value under the pie rule, from every opening's value for the first
-/// player: after an opening worth `v` the opponent swaps sides whenever that is better for it,
-/// so the first player keeps `-|v|`, and plays an opening that keeps the most (`None` without
-/// openings). The one place this is computed.
-pub fn pie_value(opening_values: impl IntoIterator<Item = i32>) -> Option<i32> {
-    opening_values.into_iter().map(|v| -v.abs()).max()
-}
-
-/// [`pie_value`] of the openings of `position`'s table, where the pie rule offers its swap: only
-/// at a game's start, so `None` for a later position's table (the replies job's).
-pub fn pie_value_at(position: &Position, opening_values: impl IntoIterator<Item = i32>) -> Option<i32> {
-    if position.is_start() { pie_value(opening_values) } else { None }
-}
-
-/// Whether an opening worth `value` keeps the pie value `pie`: one of the fairest.
-pub fn is_fairest(value: i32, pie: i32) -> bool {
-    -value.abs() == pie
-}
-
 impl Analysis {
+    /// The analysis of `position` under `rules` from each first turn's exact value for its
+    /// player: the value is the best opening's, or under the pie rule the pie value.
+    pub fn new(rules: &Rules, position: &Position, turns: Vec<(Turn, i32)>, nodes: u64) -> Analysis {
+        let value = turns.iter().map(|(_, v)| *v).max().unwrap_or_else(|| position.final_margin(rules));
+        let pie_value = rules.pie.then(|| pie_value(turns.iter().map(|(_, v)| *v)).unwrap_or(value));
+        let openings = turns.into_iter().map(|(turn, value)| Opening::exact(turn, value)).collect();
+        Analysis { value: pie_value.unwrap_or(value), openings, pie_value, nodes }
+    }
+
     /// The openings that reach the value: the best ones, or under the pie rule the fairest.
     pub fn best(&self) -> Vec<&Opening> {
         match self.pie_value {
-            Some(pie) => self.openings.iter().filter(|o| is_fairest(o.value, pie)).collect(),
-            None => self.openings.iter().filter(|o| o.value == self.value).collect(),
+            Some(pie) => self.openings.iter().filter(|o| o.value().is_some_and(|v| is_fairest(v, pie))).collect(),
+            None => self.openings.iter().filter(|o| o.value() == Some(self.value)).collect(),
         }
     }
 }
@@ -95,7 +78,7 @@ pub struct StartReport {
     pub best: Option<Vec<String>>,
     /// Every first turn with its exact value for the first player; `None` where they were not
     /// solved.
-    pub openings: Option<Vec<OpeningValue>>,
+    pub openings: Option<Vec<Opening>>,
     /// Under the pie rule, what the first player can force ([`Analysis::pie_value`]).
     pub pie_value: Option<i32>,
     /// A perfect-play line from the start, a turn an entry.
@@ -114,17 +97,6 @@ pub struct StartReport {
     pub seconds: f64,
 }
 
-/// A first turn as text (`1 3`) and its exact value for the side that played it: an opening of
-/// a solve's report and of the book's exact tables.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OpeningValue {
-    /// The turn's houses, 1..m from the mover's left, separated by spaces.
-    #[serde(rename = "move")]
-    pub moves: String,
-    /// Its exact value.
-    pub value: i32,
-}
-
 /// The database a search probed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DatabaseUsed {
@@ -138,10 +110,8 @@ impl StartReport {
     /// The report of `analysis` of `start` under `rules`, with its perfect `line`.
     pub fn new(rules: &Rules, start: &Position, analysis: &Analysis, line: &[Turn]) -> StartReport {
         StartReport {
-            best: Some(analysis.best().iter().map(|o| o.moves.to_string()).collect()),
-            openings: Some(
-                analysis.openings.iter().map(|o| OpeningValue { moves: o.moves.to_string(), value: o.value }).collect(),
-            ),
+            best: Some(analysis.best().iter().map(|o| o.turn.to_string()).collect()),
+            openings: Some(analysis.openings.clone()),
             pie_value: analysis.pie_value,
             nodes: analysis.nodes,
             ..StartReport::line_only(rules, start, analysis.value, line)

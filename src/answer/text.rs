@@ -7,8 +7,8 @@ use crate::board::{Position, Side};
 use crate::rules::{EarlyEnd, Rules};
 
 use super::{
-    BoundedAnswer, OPENINGS_LISTED, PositionAnswer, Proven, ProvenLine, Source, StartReport, first_few, is_fairest,
-    openings_by_value_text, pie_value, signed,
+    BoundedAnswer, OPENINGS_LISTED, Opening, PositionAnswer, Proven, ProvenLine, Source, StartReport, first_few,
+    is_fairest, openings_by_value_text, pie_value, signed,
 };
 
 impl PositionAnswer {
@@ -115,19 +115,22 @@ impl StartReport {
             if count > 0 {
                 text += "openings (value for the first player):\n";
                 for opening in openings {
-                    text += &format!("  {:<12} {:>4}\n", opening.moves, signed(opening.value));
+                    text += &format!("  {:<12} {:>4}\n", opening.turn.to_string(), opening.known.bounds.to_string());
                 }
             }
         } else {
             // Relay and go-again sowing make thousands of first turns: what they come to.
             text += &format!("{label}: {}\n", first_few(best, 5));
-            let values = openings.iter().map(|o| o.value);
+            let values = openings.iter().filter_map(Opening::value);
             text +=
                 &format!("{count} openings by value for the first player: {}\n", openings_by_value_text(values, ", "));
             if !rules.pie {
-                let pie = pie_value(openings.iter().map(|o| o.value)).unwrap_or(0);
-                let fairest: Vec<String> =
-                    openings.iter().filter(|o| is_fairest(o.value, pie)).map(|o| o.moves.clone()).collect();
+                let pie = pie_value(openings.iter().filter_map(Opening::value)).unwrap_or(0);
+                let fairest: Vec<String> = openings
+                    .iter()
+                    .filter(|o| o.value().is_some_and(|v| is_fairest(v, pie)))
+                    .map(|o| o.turn.to_string())
+                    .collect();
                 text += &format!("under the pie rule: {} (fairest: {})\n", signed(pie), first_few(&fairest, 5));
             }
             text += "(--all lists every opening, --json too)\n";
@@ -142,12 +145,7 @@ impl StartReport {
 /// What checked proofs establish about a start (a game of `total` seeds, `mover` to move) and
 /// each of its first turns, as text: the value with every proof behind it, then a line a turn.
 /// The one text of such a map, for `kalah solve` of a mapped start and `kalah proof map` alike.
-pub fn proven_openings_text<'a>(
-    mover: Side,
-    total: u32,
-    known: &Proven,
-    openings: impl IntoIterator<Item = (&'a str, Proven)>,
-) -> String {
+pub fn proven_openings_text(mover: Side, total: u32, known: &Proven, openings: &[Opening]) -> String {
     let mut text = format!(
         "value {} for {}, proven by checked proofs: {}\n",
         known.bounds.text(total),
@@ -155,7 +153,8 @@ pub fn proven_openings_text<'a>(
         known.proofs().join(", ")
     );
     text += "openings (value for the first player):\n";
-    for (turn, known) in openings {
+    for Opening { turn, known } in openings {
+        let turn = turn.to_string();
         text += &format!("  {turn:<12} {:<10} {}\n", known.bounds.text(total), known.proofs().join(", "));
     }
     text

@@ -10,11 +10,11 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::lines::Lines;
-use crate::answer::{Bounds, Mainline, OpeningValue, PositionAnswer, Proven, Source, moves_best_first, wdl};
+use crate::answer::{Bounds, Mainline, Opening, PositionAnswer, Proven, Source, moves_best_first, wdl};
 use crate::board::Position;
 use crate::moves::Turn;
 use crate::notation::parse_position;
-use crate::results::{ItemResult, OpeningResult};
+use crate::results::ItemResult;
 use crate::rules::Rules;
 
 /// A start's openings: the value, the pie-rule value, and every first turn.
@@ -34,7 +34,7 @@ pub struct StartTable {
     /// The first turns reaching the pie value: the fairest (none without a pie value).
     pub fairest: Vec<String>,
     /// Every first turn.
-    pub openings: Vec<OpeningValue>,
+    pub openings: Vec<Opening>,
     /// The file given at run time whose claim the table is (none for a shipped one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claimed_by: Option<String>,
@@ -52,7 +52,7 @@ pub struct StartMap {
     #[serde(flatten)]
     pub known: Proven,
     /// Every first turn.
-    pub openings: Vec<OpeningResult>,
+    pub openings: Vec<Opening>,
     /// Where it came from: checked proofs.
     pub source: Source,
 }
@@ -107,11 +107,10 @@ pub struct OpeningBook {
     claimed: HashMap<(Rules, Position), String>,
 }
 
-/// The positions a first turn written as `turn` passes through, with the house played at each
-/// (0..m), and the position it leaves, from `start` under `rules`.
-fn turn_path(rules: &Rules, start: &Position, turn: &str) -> Result<(Vec<(Position, usize)>, Position), String> {
-    let path = turn.parse::<Turn>().and_then(|t| t.path(rules, start));
-    path.map_err(|err| format!("opening '{turn}' is not a first turn: {err}"))
+/// The positions a first `turn` passes through, with the house played at each (0..m), and the
+/// position it leaves, from `start` under `rules`.
+fn turn_path(rules: &Rules, start: &Position, turn: &Turn) -> Result<(Vec<(Position, usize)>, Position), String> {
+    turn.path(rules, start).map_err(|err| format!("opening '{turn}' is not a first turn: {err}"))
 }
 
 /// Refuses a table whose openings leave out a legal move at a position of a first turn.
@@ -218,11 +217,8 @@ impl OpeningBook {
         }
         let rules: Rules = record.rules.parse().map_err(|err| format!("{err}"))?;
         let start = parse_position(&record.position).map_err(|err| err.message)?;
-        let exact: Option<Vec<OpeningValue>> = record
-            .openings
-            .iter()
-            .map(|o| o.value.map(|value| OpeningValue { moves: o.moves.clone(), value }))
-            .collect();
+        let exact: Option<Vec<(Turn, i32)>> =
+            record.openings.iter().map(|o| Some((o.turn.clone(), o.value()?))).collect();
         // A map of checked proofs stays one once every turn is exact: its answers name the proofs.
         let from_proofs = !record.lower_proofs.is_empty() || !record.upper_proofs.is_empty();
         match exact {
@@ -260,9 +256,9 @@ impl OpeningBook {
             source: if claimed_in.is_some() { Source::Claimed } else { Source::Proof },
         };
         for opening in &record.openings {
-            let turn = claims(opening.proven());
-            map.openings.push(OpeningResult::new(opening.moves.clone(), &turn));
-            let (path, after) = turn_path(&rules, &start, &opening.moves)?;
+            let turn = claims(opening.known.clone());
+            map.openings.push(Opening::new(opening.turn.clone(), turn.clone()));
+            let (path, after) = turn_path(&rules, &start, &opening.turn)?;
             if !after.is_over(&rules) {
                 // After a first turn the other side moves, at the turn's value negated; a
                 // position two turns reach is worth what both prove.
@@ -315,27 +311,28 @@ impl OpeningBook {
         record: &ItemResult,
         rules: Rules,
         start: Position,
-        openings: Vec<OpeningValue>,
+        openings: Vec<(Turn, i32)>,
         claimed_in: Option<&str>,
     ) -> Result<(), String> {
         let mut best_after: HashMap<Position, Vec<(usize, i32)>> = HashMap::new();
-        for opening in &openings {
-            for (position, house) in turn_path(&rules, &start, &opening.moves)?.0 {
+        for (turn, turn_value) in &openings {
+            for (position, house) in turn_path(&rules, &start, turn)?.0 {
                 let moves = best_after.entry(position).or_default();
                 match moves.iter_mut().find(|(h, _)| *h == house) {
-                    Some((_, value)) => *value = (*value).max(opening.value),
-                    None => moves.push((house, opening.value)),
+                    Some((_, value)) => *value = (*value).max(*turn_value),
+                    None => moves.push((house, *turn_value)),
                 }
             }
         }
         every_move_covered(&record.position, &best_after)?;
-        let value = openings.iter().map(|o| o.value).max().ok_or("no openings")?;
+        let value = openings.iter().map(|(_, v)| *v).max().ok_or("no openings")?;
         if value != record.value.unwrap_or(value) {
             return Err(format!("value {} is not the best opening's {value}", record.value.unwrap_or(value)));
         }
-        let pie_value = crate::answer::pie_value_at(&start, openings.iter().map(|o| o.value));
-        let with =
-            |keep: &dyn Fn(i32) -> bool| openings.iter().filter(|o| keep(o.value)).map(|o| o.moves.clone()).collect();
+        let pie_value = crate::answer::pie_value_at(&start, openings.iter().map(|(_, v)| *v));
+        let with = |keep: &dyn Fn(i32) -> bool| {
+            openings.iter().filter(|(_, v)| keep(*v)).map(|(turn, _)| turn.to_string()).collect()
+        };
         let table = StartTable {
             rules: rules.to_string(),
             position: start.to_string(),
@@ -343,7 +340,7 @@ impl OpeningBook {
             pie_value,
             best: with(&|v| v == value),
             fairest: pie_value.map_or_else(Vec::new, |pie| with(&|v| crate::answer::is_fairest(v, pie))),
-            openings,
+            openings: openings.into_iter().map(|(turn, value)| Opening::exact(turn, value)).collect(),
             claimed_by: claimed_in.map(str::to_string),
         };
         let rules = rules.for_values();
@@ -439,24 +436,13 @@ mod tests {
     fn result_line(rules: &Rules) -> String {
         let start = Position::start(4, 2).unwrap();
         let mut solver = crate::Solver::new(*rules).unwrap();
-        let openings: Vec<OpeningResult> = crate::moves::first_turns(rules, &start)
+        // The first player's value of each turn: the opponent's, negated.
+        let openings: Vec<Opening> = crate::moves::first_turns(rules, &start)
             .iter()
-            .map(|(turn, after)| {
-                // The first player's value: the opponent's, negated.
-                let value = -solver.value(after);
-                let (lower_proofs, upper_proofs) = (Vec::new(), Vec::new());
-                OpeningResult {
-                    moves: turn.to_string(),
-                    value: Some(value),
-                    lower: value,
-                    upper: value,
-                    lower_proofs,
-                    upper_proofs,
-                }
-            })
+            .map(|(turn, after)| Opening::exact(turn.clone(), -solver.value(after)))
             .collect();
         let value = solver.value(&start);
-        let best = openings.iter().filter(|o| o.value == Some(value)).map(|o| o.moves.clone()).collect();
+        let best = openings.iter().filter(|o| o.value() == Some(value)).map(|o| o.turn.to_string()).collect();
         let result = ItemResult {
             job: "openings-4x2".to_string(),
             item: 1,
@@ -521,15 +507,16 @@ mod tests {
             let table = book.start(&rules, &start).unwrap();
             let (mut covered, mut tables) = (Vec::new(), 0);
             for opening in &table.openings {
-                let (_, after) = opening.moves.parse::<Turn>().unwrap().path(&rules, &start).unwrap();
+                let (turn, value) = (opening.turn.to_string(), opening.value().unwrap());
+                let (_, after) = opening.turn.path(&rules, &start).unwrap();
                 if let Some(replies) = book.start(&rules, &after) {
-                    assert_eq!(replies.value, -opening.value, "{rules}, after {}: the replies' table", opening.moves);
+                    assert_eq!(replies.value, -value, "{rules}, after {turn}: the replies' table");
                     assert!(replies.pie_value.is_none() && replies.fairest.is_empty(), "no swap after the first turn");
                     tables += 1;
                 }
                 let Some(line) = book.mainline(&rules, &after) else { continue };
-                assert_eq!(line.value, -opening.value, "{rules}, after {}: North's value", opening.moves);
-                covered.push(opening.moves.as_str());
+                assert_eq!(line.value, -value, "{rules}, after {turn}: North's value");
+                covered.push(turn);
             }
             assert_eq!(covered, reply_lines, "{rules}: the first turns with a reply line");
             // Every first turn's replies are settled, under both rule sets.
@@ -574,7 +561,7 @@ mod tests {
         let table = book.start(&rules, &start).unwrap();
         assert!(table.claimed_by.as_ref().is_some_and(|file| file.ends_with("openings-4x2.jsonl")));
         assert_eq!(table.value, solver.value(&start));
-        assert_eq!(table.pie_value, crate::answer::pie_value(table.openings.iter().map(|o| o.value)));
+        assert_eq!(table.pie_value, crate::answer::pie_value(table.openings.iter().map(|o| o.value().unwrap())));
         // The start and every position reached within South's first turn.
         let mut positions = vec![start];
         let mut answered = 0;
@@ -618,6 +605,7 @@ mod tests {
         // An opening not yet settled: the table is skipped, not refused.
         let mut record: serde_json::Value = serde_json::from_str(&line).unwrap();
         record["openings"][0]["value"] = serde_json::Value::Null;
+        record["openings"][0]["lower"] = serde_json::json!(-16);
         std::fs::write(&path, format!("{record}\n")).unwrap();
         assert!(
             OpeningBook::load(dir.path()).unwrap().start(&Rules::STANDARD, &Position::start(4, 2).unwrap()).is_none()

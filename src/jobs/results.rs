@@ -5,7 +5,8 @@ use std::path::Path;
 
 use super::{Compute, Job, JobError, Proofs, Task, TaskProven, io_error};
 use crate::answer::signed;
-use crate::results::{ItemResult, OpeningResult};
+use crate::answer::{Opening, Proven};
+use crate::results::ItemResult;
 
 /// The result of item `index` of `job` if `proofs` settle it.
 pub(crate) fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proofs) -> Option<ItemResult> {
@@ -34,14 +35,7 @@ pub(crate) fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proo
     };
     for (task, known) in &mine {
         if let Some(moves) = &task.opening {
-            result.openings.push(OpeningResult {
-                moves: moves.to_string(),
-                value: known.bounds.value(),
-                lower: known.bounds.lower,
-                upper: known.bounds.upper,
-                lower_proofs: Vec::new(),
-                upper_proofs: Vec::new(),
-            });
+            result.openings.push(Opening::new(moves.clone(), Proven::unproven(known.bounds)));
         }
     }
     if item.compute == Compute::Value {
@@ -71,7 +65,8 @@ pub(crate) fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proo
             let value = *values.iter().max()?;
             result.value = Some(value);
             result.pie_value = crate::answer::pie_value_at(&item.position, values.iter().copied());
-            result.best = result.openings.iter().filter(|o| o.value == Some(value)).map(|o| o.moves.clone()).collect();
+            result.best =
+                result.openings.iter().filter(|o| o.value() == Some(value)).map(|o| o.turn.to_string()).collect();
         }
     }
     Some(result)
@@ -136,7 +131,7 @@ pub fn results_text(job: &Job, results: &[ItemResult], all: bool) -> String {
                     let openings: Vec<String> = result
                         .openings
                         .iter()
-                        .map(|o| format!("{} {}", o.moves, o.value.map_or("?".into(), signed)))
+                        .map(|o| format!("{} {}", o.turn, o.value().map_or("?".into(), signed)))
                         .collect();
                     openings.join(", ")
                 }

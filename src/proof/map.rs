@@ -10,10 +10,11 @@ use std::path::{Path, PathBuf};
 
 use super::Bound;
 use super::proven::{CheckedProof, ProvenBound, Uncounted};
+use crate::answer::Opening;
 use crate::answer::{Bounds, Proven, sorted_names};
 use crate::board::Position;
 use crate::moves::first_turns;
-use crate::results::{ItemResult, OpeningResult};
+use crate::results::ItemResult;
 use crate::rules::Rules;
 
 /// What `bounds` prove at `position` under `rules`, for its side to move, within the `total`
@@ -65,7 +66,7 @@ pub fn opening_map_of(
     let used: BTreeSet<&String> = result
         .openings
         .iter()
-        .flat_map(|o| o.lower_proofs.iter().chain(&o.upper_proofs))
+        .flat_map(|o| o.known.lower_proofs.iter().chain(&o.known.upper_proofs))
         .chain(result.lower_proofs.iter().chain(&result.upper_proofs))
         .collect();
     // Summed in the order of the proofs' names, not the order they were read in (a directory's),
@@ -89,7 +90,7 @@ fn opening_map(
     let mut turns = Vec::new();
     for (moves, after) in first_turns(rules, start) {
         let known = -proven_at(rules, &after, total, bounds)?;
-        openings.push(OpeningResult::new(moves.to_string(), &known));
+        openings.push(Opening::new(moves, known.clone()));
         turns.push(known);
     }
     let mut known = proven_at(rules, start, total, bounds)?;
@@ -111,7 +112,7 @@ fn opening_map(
         ));
     }
     let value = known.value();
-    let exact: Option<Vec<i32>> = openings.iter().map(|o| o.value).collect();
+    let exact: Option<Vec<i32>> = openings.iter().map(Opening::value).collect();
     Ok(ItemResult {
         job: job.to_string(),
         item,
@@ -126,7 +127,7 @@ fn opening_map(
         upper_proofs: known.upper_proofs,
         holds: None,
         pie_value: exact.and_then(crate::answer::pie_value),
-        best: openings.iter().filter(|o| value.is_some() && o.value == value).map(|o| o.moves.clone()).collect(),
+        best: openings.iter().filter(|o| value.is_some() && o.value() == value).map(|o| o.turn.to_string()).collect(),
         openings,
         nodes: 0,
         seconds: 0.0,
@@ -217,9 +218,9 @@ mod tests {
             (map.lower_proofs.clone(), map.upper_proofs.clone()),
             (vec!["one".to_string()], vec!["all".to_string()])
         );
-        assert_eq!(map.openings[0].value, Some(1));
-        assert_eq!(map.best, vec![map.openings[0].moves.clone()]);
-        assert!(map.openings[1..].iter().all(|o| o.value.is_none() && o.upper == 1 && o.lower == -16));
+        assert_eq!(map.openings[0].value(), Some(1));
+        assert_eq!(map.best, vec![map.openings[0].turn.to_string()]);
+        assert!(map.openings[1..].iter().all(|o| o.value().is_none() && o.bounds() == Bounds { lower: -16, upper: 1 }));
         // A proof at the start that says it is at least +2 contradicts them.
         bounds.push(bound(&start, ">= 2", "wrong"));
         let err = opening_map(&rules, &start, name, &bounds).unwrap_err();

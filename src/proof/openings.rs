@@ -54,7 +54,7 @@ pub enum DriveEvent<'e> {
     /// A test begun: "first turn `turn` is worth at least `test`", a new proof in `dir`.
     TestBegun {
         /// The first turn.
-        turn: &'e str,
+        turn: &'e Turn,
         /// The bound tested.
         test: i32,
         /// The proof's directory.
@@ -125,7 +125,7 @@ pub fn drive(
     let map = loop {
         let (map, not_counted) =
             remap(rules, &drive.start, drive.start_name, (drive.proofs, false), drive.stem).map_err(DriveError::Map)?;
-        let open = map.openings.iter().zip(&turns).find(|(o, (turn, _))| o.value.is_none() && chosen(turn));
+        let open = map.openings.iter().zip(&turns).find(|(o, (turn, _))| o.value().is_none() && chosen(turn));
         let Some((opening, (turn, after))) = open else {
             break map;
         };
@@ -141,15 +141,15 @@ pub fn drive(
             let guess = match (drive.guesses.get(turn), search.estimated_value(after, 1 << 16)) {
                 (Some(&guess), _) => guess,
                 (None, Ok(value)) => -value,
-                (None, Err(_)) => opening.lower.max(0),
+                (None, Err(_)) => opening.bounds().lower.max(0),
             };
-            let Some(test) = next_test(opening.lower, opening.upper, guess, step) else { break map };
-            let dir = test_dir(drive.proofs, rules, drive.start_name, &opening.moves, test);
+            let Some(test) = next_test(opening.bounds().lower, opening.bounds().upper, guess, step) else { break map };
+            let dir = test_dir(drive.proofs, rules, drive.start_name, &turn.to_string(), test);
             let task_nodes = drive.task_nodes.unwrap_or(DEFAULT_TASK_NODES);
             let spec = Spec::new(*rules, *after, turn_claim(test), task_nodes)
                 .map_err(|message| ProofError::Invalid { path: super::spec_path(&dir), message })?;
             spec.create(&dir)?;
-            on_event(DriveEvent::TestBegun { turn: &opening.moves, test, dir: &dir });
+            on_event(DriveEvent::TestBegun { turn, test, dir: &dir });
             tests += 1;
             continue;
         };
@@ -307,8 +307,8 @@ mod tests {
             assert!(transcript_path(dir).is_file(), "{}", dir.display());
         }
         for (opening, (turn, after)) in report.map.openings.iter().zip(first_turns(&Rules::STANDARD, &start)) {
-            assert_eq!(opening.moves, turn.to_string());
-            assert_eq!(opening.value, Some(-search.value(&after).unwrap()), "turn {turn}");
+            assert_eq!(opening.turn, turn);
+            assert_eq!(opening.value(), Some(-search.value(&after).unwrap()), "turn {turn}");
         }
         let (again, begun, _) = drive_once(&mut search);
         assert_eq!((again.tests, again.checks, begun.len()), (0, 0, 0));

@@ -5,7 +5,7 @@
 //! every first turn's value ([`Search::analyse`]). Each asks only what it needs: a value is one
 //! MTD(f) run, every move's value one run a move, a line one zero-window test a move along it.
 
-use crate::answer::{Analysis, Opening};
+use crate::answer::Analysis;
 use crate::board::Position;
 use crate::moves::{MoveEffect, first_turns};
 
@@ -169,12 +169,9 @@ impl<'db> Search<'db> {
         for (i, (moves, after)) in turns.iter().enumerate() {
             let board_value = self.board_value_from(after, guess)?;
             guess = Some(board_value);
-            openings.push(Opening { moves: moves.clone(), value: -(after.margin() + board_value) });
+            openings.push((moves.clone(), -(after.margin() + board_value)));
             progress(i + 1, turns.len());
         }
-        let value = openings.iter().map(|o| o.value).max().unwrap_or_else(|| position.final_margin(&self.rules));
-        let pie_value =
-            self.rules.pie.then(|| crate::answer::pie_value(openings.iter().map(|o| o.value)).unwrap_or(value));
-        Ok(Analysis { value: pie_value.unwrap_or(value), openings, pie_value, nodes: self.stats.nodes - nodes_before })
+        Ok(Analysis::new(&self.rules, position, openings, self.stats.nodes - nodes_before))
     }
 }

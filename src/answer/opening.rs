@@ -1,0 +1,135 @@
+//! One first turn and what is known of its value: the one opening of every report, table,
+//! result line and map, and the pie rule's value of a start's openings.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Bounds, Proven};
+use crate::board::Position;
+use crate::moves::Turn;
+
+/// A first turn (one move, or moves linked by extra turns) and what is known of its value for
+/// the side that plays it, with the proofs behind each bound. Serialised as `move` (the houses,
+/// `1 3`), `value` (once exact), `lower`, `upper`, and `lower_proofs` and `upper_proofs` where
+/// proofs give them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "OpeningFields", try_from = "OpeningFields")]
+pub struct Opening {
+    /// The turn.
+    pub turn: Turn,
+    /// What is known of its value.
+    pub known: Proven,
+}
+
+/// [`Opening`] as its JSON gives it.
+#[derive(Serialize, Deserialize)]
+struct OpeningFields {
+    #[serde(rename = "move")]
+    moves: String,
+    value: Option<i32>,
+    lower: i32,
+    upper: i32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    lower_proofs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    upper_proofs: Vec<String>,
+}
+
+impl From<Opening> for OpeningFields {
+    fn from(opening: Opening) -> OpeningFields {
+        let Proven { bounds, lower_proofs, upper_proofs } = opening.known;
+        OpeningFields {
+            moves: opening.turn.to_string(),
+            value: bounds.value(),
+            lower: bounds.lower,
+            upper: bounds.upper,
+            lower_proofs,
+            upper_proofs,
+        }
+    }
+}
+
+impl TryFrom<OpeningFields> for Opening {
+    type Error = String;
+    fn try_from(fields: OpeningFields) -> Result<Opening, String> {
+        let turn = fields.moves.parse::<Turn>().map_err(|err| format!("opening '{}': {err}", fields.moves))?;
+        let bounds = Bounds { lower: fields.lower, upper: fields.upper };
+        if bounds.lower > bounds.upper || fields.value.is_some_and(|v| bounds.value() != Some(v)) {
+            return Err(format!(
+                "opening '{}': value {:?} and bounds {}..{} do not agree",
+                fields.moves, fields.value, bounds.lower, bounds.upper
+            ));
+        }
+        Ok(Opening::new(turn, Proven::new(bounds, fields.lower_proofs, fields.upper_proofs)))
+    }
+}
+
+impl Opening {
+    /// `turn`, with what is known of its value.
+    pub fn new(turn: Turn, known: Proven) -> Opening {
+        Opening { turn, known }
+    }
+
+    /// `turn`, worth exactly `value` (a search's or a table's, resting on no proof).
+    pub fn exact(turn: Turn, value: i32) -> Opening {
+        Opening::new(turn, Proven::unproven(Bounds::exact(value)))
+    }
+
+    /// The exact value, once known.
+    pub fn value(&self) -> Option<i32> {
+        self.known.value()
+    }
+
+    /// The bounds on its value.
+    pub fn bounds(&self) -> Bounds {
+        self.known.bounds
+    }
+}
+
+/// The first player's value under the pie rule, from every opening's value for the first
+/// player: after an opening worth `v` the opponent swaps sides whenever that is better for it,
+/// so the first player keeps `-|v|`, and plays an opening that keeps the most (`None` without
+/// openings). The one place this is computed.
+pub fn pie_value(opening_values: impl IntoIterator<Item = i32>) -> Option<i32> {
+    opening_values.into_iter().map(|v| -v.abs()).max()
+}
+
+/// [`pie_value`] of the openings of `position`'s table, where the pie rule offers its swap: only
+/// at a game's start, so `None` for a later position's table (the replies job's).
+pub fn pie_value_at(position: &Position, opening_values: impl IntoIterator<Item = i32>) -> Option<i32> {
+    if position.is_start() { pie_value(opening_values) } else { None }
+}
+
+/// Whether an opening worth `value` keeps the pie value `pie`: one of the fairest.
+pub fn is_fairest(value: i32, pie: i32) -> bool {
+    -value.abs() == pie
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_opening_reads_back_as_it_was_written_and_refuses_what_does_not_agree() {
+        let proven = Proven::new(Bounds { lower: 2, upper: 4 }, vec!["ge-2".into()], Vec::new());
+        let opening = Opening::new("1 3".parse().unwrap(), proven);
+        let json = serde_json::to_string(&opening).unwrap();
+        assert_eq!(json, r#"{"move":"1 3","value":null,"lower":2,"upper":4,"lower_proofs":["ge-2"]}"#);
+        assert_eq!(serde_json::from_str::<Opening>(&json).unwrap(), opening);
+        let exact = Opening::exact("2".parse().unwrap(), -3);
+        assert_eq!(serde_json::to_string(&exact).unwrap(), r#"{"move":"2","value":-3,"lower":-3,"upper":-3}"#);
+        for bad in [
+            r#"{"move":"1 3","value":3,"lower":2,"upper":4}"#,
+            r#"{"move":"1 3","value":null,"lower":5,"upper":4}"#,
+            r#"{"move":"x","value":1,"lower":1,"upper":1}"#,
+        ] {
+            assert!(serde_json::from_str::<Opening>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_pie_value_is_what_the_fairest_opening_keeps() {
+        assert_eq!(pie_value([4, -2, 3]), Some(-2));
+        assert_eq!(pie_value([]), None);
+        assert!(is_fairest(-2, -2) && is_fairest(2, -2) && !is_fairest(3, -2));
+    }
+}
