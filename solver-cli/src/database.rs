@@ -1,17 +1,15 @@
 //! The database commands: `build`, `info`, `verify` and `probe-bench`.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
-use kalah::Position;
 use kalah::database::builder::{self, BuildOptions, CyclicMethod, LayerReport, Progress};
-use kalah::database::verify::{self, Mismatch, Verification};
-use kalah::database::{Database, DbError, LayerInfo, Layout, database_dir};
-use kalah::rules::Rules;
+use kalah::database::report::{Built, Described, ProbesTimed, Verified, bits_per_position};
+use kalah::database::verify;
+use kalah::database::{Database, DbError, database_dir};
 use serde::Serialize;
 
 use crate::args::{DbArgs, RulesArgs, input_error};
@@ -158,15 +156,6 @@ impl Progress for Bars {
     }
 }
 
-fn bits_per_position(bytes: u64, positions: u64) -> String {
-    if positions == 0 { "empty".to_string() } else { format!("{:.2} bits/position", bits(bytes, positions)) }
-}
-
-/// Bits a position of `bytes` over `positions` (0 for none).
-fn bits(bytes: u64, positions: u64) -> f64 {
-    if positions == 0 { 0.0 } else { 8.0 * bytes as f64 / positions as f64 }
-}
-
 pub fn build(args: &BuildArgs) -> anyhow::Result<String> {
     let rules = args.rules.resolve();
     if !(1..=kalah::board::MAX_HOUSES).contains(&args.houses) {
@@ -187,33 +176,10 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<String> {
     let clock = Instant::now();
     let bars = Bars::default();
     let reports = pool.install(|| builder::build(&args.db.db, &rules, args.houses, &options, &bars))?;
-    let seconds = clock.elapsed().as_secs_f64();
     let dir = database_dir(&args.db.db, &rules, args.houses);
-    let positions: u64 = reports.iter().map(|r| r.positions).sum();
-    let bytes: u64 = reports.iter().map(|r| r.bytes).sum();
-    let reused = reports.iter().filter(|r| r.reused).count();
-    if args.json {
-        let built = Built {
-            dir: &dir,
-            rules: rules.for_values().to_string(),
-            houses: args.houses,
-            max_seeds: args.max_seeds,
-            positions,
-            bytes,
-            seconds,
-            threads: pool.current_num_threads(),
-            layers: &reports,
-        };
-        return json_line(&built);
-    }
-    Ok(format!(
-        "{}: layers 0..{} ({} reused), {positions} positions, {bytes} bytes ({}), {seconds:.1} s on {} threads\n",
-        dir.display(),
-        args.max_seeds,
-        reused,
-        bits_per_position(bytes, positions),
-        pool.current_num_threads(),
-    ))
+    let sizes = (&rules, args.houses, args.max_seeds);
+    let built = Built::new(dir, sizes, reports, clock.elapsed().as_secs_f64(), pool.current_num_threads());
+    Ok(if args.json { json_line(&built)? } else { built.text() })
 }
 
 /// The databases a command works on: one when --houses is given, else every one under the root.
@@ -232,85 +198,18 @@ fn databases(selection: &Selection) -> anyhow::Result<Vec<Database>> {
 }
 
 pub fn info(args: &InfoArgs) -> anyhow::Result<String> {
-    let databases = databases(&args.selection)?;
-    let mut text = String::new();
-    let mut json_dbs = Vec::new();
-    for db in &databases {
-        if args.memory {
-            db.verify_checksums()?;
-        }
-        let layers = db.layer_info();
-        let positions: u64 = layers.iter().map(|l| l.entries).sum();
-        let bytes: u64 = layers.iter().map(|l| l.bytes).sum();
-        let memory = args.memory.then(|| db.memory_bytes());
-        json_dbs.push(Described {
-            dir: db.dir().to_path_buf(),
-            rules: db.rules().to_string(),
-            rule_dimensions: *db.rules(),
-            houses: db.houses(),
-            max_seeds: db.max_seeds(),
-            positions,
-            bytes,
-            bits_per_position: bits(bytes, positions),
-            layout: db.layout(),
-            memory_bytes: memory,
-            memory_bits_per_position: memory.map(|memory| bits(memory, positions)),
-            layers: layers.clone(),
-        });
-        text += &format!("{}\n  rules {} ({})\n", db.dir().display(), db.rules(), db.rules().dimensions());
-        text += &format!(
-            "  {} houses, layers 0..{}, {positions} positions, on disk {bytes} bytes, {}\n",
-            db.houses(),
-            db.max_seeds(),
-            bits_per_position(bytes, positions)
-        );
-        match memory {
-            Some(memory) => {
-                text += &format!(
-                    "  in memory ({}): {memory} bytes, {}\n",
-                    db.layout(),
-                    bits_per_position(memory, positions)
-                )
-            }
-            None => text += "  in memory: --memory reads every layer and says\n",
-        }
-        text += &format!("  {:>5} {:>12} {:>12} {:>9}  {:<8}", "seeds", "positions", "bytes", "bits/pos", "encoding");
-        text += &if args.memory {
-            format!(" {:>12} {:>9} {:>10}\n", "in memory", "bits/pos", "escapes")
-        } else {
-            "\n".into()
-        };
-        for layer in &layers {
-            text += &format!(
-                "  {:>5} {:>12} {:>12} {:>9.2}  {:<8}",
-                layer.seeds,
-                layer.entries,
-                layer.bytes,
-                bits(layer.bytes, layer.entries),
-                layer.encoding
-            );
-            text += &match layer.memory_bytes {
-                Some(memory) => format!(
-                    " {memory:>12} {:>9.2} {:>10}\n",
-                    bits(memory, layer.entries),
-                    layer.escapes.map_or("-".to_string(), |e| e.to_string())
-                ),
-                None => "\n".into(),
-            };
-        }
-    }
+    let described =
+        databases(&args.selection)?.iter().map(|db| Described::of(db, args.memory)).collect::<Result<Vec<_>, _>>()?;
     if args.json {
-        return json_line(&Databases { databases: json_dbs });
+        return json_line(&Databases { databases: described });
     }
-    Ok(text)
+    Ok(described.iter().map(Described::text).collect())
 }
 
 pub fn verify(args: &VerifyArgs) -> anyhow::Result<String> {
     let pool = thread_pool(args.threads)?;
     let databases = databases(&args.selection)?;
-    let mut text = String::new();
     let mut results = Vec::new();
-    let mut failures = 0;
     let samples = if args.full { u64::MAX } else { args.samples };
     for db in &databases {
         let bar = ProgressBar::new(verify::positions_to_verify(db, samples)).with_style(
@@ -319,26 +218,10 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<String> {
         );
         let found = pool.install(|| verify::verify(db, samples, &|n| bar.inc(n)));
         bar.finish_and_clear();
-        let Verification { sampled: checked, mismatch_count, mismatches } = found?;
-        failures += mismatch_count;
-        let what = if args.full { "every position" } else { "sampled" };
-        text += &format!(
-            "{}: checksums ok, {checked} positions ({what}) recomputed from their successors, {mismatch_count} mismatches\n",
-            db.dir().display(),
-        );
-        for Mismatch { position, stored, recomputed } in &mismatches {
-            text += &format!("  {position}: stored {stored}, recomputed {recomputed}\n");
-        }
-        if mismatch_count > mismatches.len() as u64 {
-            text += &format!("  ... and {} more\n", mismatch_count - mismatches.len() as u64);
-        }
-        results.push(Verified {
-            dir: db.dir().to_path_buf(),
-            checksums: "ok",
-            sampled: checked,
-            mismatches: mismatch_count,
-        });
+        results.push(Verified::new(db, found?, args.full));
     }
+    let text: String = results.iter().map(Verified::text).collect();
+    let failures: u64 = results.iter().map(|r| r.mismatches).sum();
     if failures > 0 {
         anyhow::bail!("{text}verification failed: {failures} mismatching positions");
     }
@@ -351,118 +234,14 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<String> {
 /// Random probes per second: every layer is loaded first, then uniformly drawn positions of the
 /// whole database (a fixed sequence) are probed in parallel; only the probes are timed.
 pub fn probe_bench(args: &ProbeBenchArgs) -> anyhow::Result<String> {
-    use rayon::prelude::*;
     let pool = thread_pool(args.threads)?;
     let db = Database::open(&args.db.db, &args.rules.resolve(), args.houses)?.with_layout(args.db.db_layout);
-    db.verify_checksums()?;
-    let layers: Vec<_> = (0..=db.max_seeds()).map(|s| db.layer(s).expect("a layer")).collect();
-    let total: u64 = layers.iter().map(|l| l.len()).sum();
-    let m = db.houses();
-    let positions: Vec<Position> = (0..args.positions)
-        .into_par_iter()
-        .map(|k| {
-            // splitmix64 of the draw number: a fixed, well-spread sequence.
-            let mut index = kalah::board::mix64(k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % total;
-            let layer = layers
-                .iter()
-                .find(|l| {
-                    index < l.len() || {
-                        index -= l.len();
-                        false
-                    }
-                })
-                .expect("an index in range");
-            let (mut mover, mut opponent) = ([0u8; kalah::board::MAX_HOUSES], [0u8; kalah::board::MAX_HOUSES]);
-            layer.rows(index, &mut mover[..m], &mut opponent[..m]);
-            Position::from_rows(&mover[..m], &opponent[..m])
-        })
-        .collect();
-    let probes = (args.positions * args.rounds) as f64;
-    let time = |probe: &(dyn Fn(&[Position]) -> i64 + Sync)| {
-        let clock = Instant::now();
-        let checksum: i64 =
-            pool.install(|| (0..args.rounds).map(|_| positions.par_chunks(4096).map(probe).sum::<i64>()).sum());
-        (probes / clock.elapsed().as_secs_f64(), checksum)
-    };
-    let (single, checksum) = time(&|chunk| chunk.iter().map(|p| i64::from(db.board_value(p).unwrap_or(0))).sum());
-    let (batched, batched_checksum) = time(&|chunk| {
-        let mut out = vec![0; chunk.len()];
-        db.board_values(chunk, &mut out).map_or(0, |()| out.iter().map(|&v| i64::from(v)).sum())
-    });
-    anyhow::ensure!(checksum == batched_checksum, "batched probes disagree with single probes");
-    if args.json {
-        let measured = ProbesTimed {
-            dir: db.dir(),
-            probes,
-            threads: pool.current_num_threads(),
-            checksum,
-            probes_per_second: single,
-            batched_probes_per_second: batched,
-        };
-        return json_line(&measured);
-    }
-    Ok(format!(
-        "{}: {probes} random probes on {} threads: {:.1} M probes/s one at a time, {:.1} M probes/s in batches of 16 (checksum {checksum})\n",
-        db.dir().display(),
-        pool.current_num_threads(),
-        single / 1e6,
-        batched / 1e6,
-    ))
-}
-
-/// `kalah build --json`.
-#[derive(Serialize)]
-struct Built<'a> {
-    dir: &'a Path,
-    rules: String,
-    houses: usize,
-    max_seeds: usize,
-    positions: u64,
-    bytes: u64,
-    seconds: f64,
-    threads: usize,
-    layers: &'a [LayerReport],
+    let timed = pool.install(|| ProbesTimed::measure(&db, args.positions, args.rounds))?;
+    Ok(if args.json { json_line(&timed)? } else { timed.text() })
 }
 
 /// `kalah info --json` and `kalah verify --json`: one entry a database.
 #[derive(Serialize)]
 struct Databases<T> {
     databases: Vec<T>,
-}
-
-/// A database described by `kalah info`.
-#[derive(Serialize)]
-struct Described {
-    dir: PathBuf,
-    rules: String,
-    rule_dimensions: Rules,
-    houses: usize,
-    max_seeds: usize,
-    positions: u64,
-    bytes: u64,
-    bits_per_position: f64,
-    layout: Layout,
-    memory_bytes: Option<u64>,
-    memory_bits_per_position: Option<f64>,
-    layers: Vec<LayerInfo>,
-}
-
-/// A database checked by `kalah verify`.
-#[derive(Serialize)]
-struct Verified {
-    dir: PathBuf,
-    checksums: &'static str,
-    sampled: u64,
-    mismatches: u64,
-}
-
-/// `kalah probe-bench --json`.
-#[derive(Serialize)]
-struct ProbesTimed<'a> {
-    dir: &'a Path,
-    probes: f64,
-    threads: usize,
-    checksum: i64,
-    probes_per_second: f64,
-    batched_probes_per_second: f64,
 }

@@ -9,6 +9,7 @@
 pub mod builder;
 pub mod format;
 pub mod packed;
+pub mod report;
 pub mod values;
 pub mod verify;
 
