@@ -14,12 +14,12 @@ use kalah::Position;
 use kalah::answer::{self, Answer, Source};
 use kalah::database::builder::{LayerReport, Progress};
 use kalah::database::{Database, DbError};
+use kalah::engine::bench::{self, BENCH_STARTS, Benched};
 use kalah::engine::book::StartMap;
 use kalah::engine::{self, Load, Preparation, Prepared, ProvenIndex, StartWork};
 use kalah::jobs::RunProgress;
-use kalah::jobs::grid::{self, Cell, CellStatus};
+use kalah::jobs::grid::{self, Grid};
 use kalah::rules::Rules;
-use kalah::search::SearchOptions;
 use serde::Serialize;
 
 use crate::args::{DbArgs, RulesArgs, SearchArgs, input_error, parse_start};
@@ -424,30 +424,13 @@ pub fn table(args: &TableArgs) -> anyhow::Result<String> {
     let path = grid::grid_path(&args.out, &rules);
     let bar = Shown::counting("cells");
     let time_limit = args.search.time_limit;
-    let cells = grid::solve_grid(&rules, houses, seeds, &setup, time_limit, &path, &bar);
+    let cells = grid::solve_grid(&rules, houses.clone(), seeds.clone(), &setup, time_limit, &path, &bar);
     bar.tasks.finish_and_clear();
-    let cells = cells?;
-    let count = |status: CellStatus| cells.iter().filter(|c| c.status == status).count();
-    let mismatches = count(CellStatus::Mismatch);
-    let rules_name = rules.to_string();
-    let text = if args.json {
-        json_line(&Grid { rules: &rules_name, file: &path, cells: &cells, mismatches })?
-    } else {
-        grid::text(&rules_name, &cells, args.houses.clone(), args.seeds.clone())
-            + &format!(
-                "{} cells: {} match the published values, {} unpublished, {} bounded by proofs, {} timed out, {} skipped, {mismatches} mismatches; written to {}\n",
-                cells.len(),
-                count(CellStatus::Match),
-                count(CellStatus::Unpublished),
-                count(CellStatus::Bounds),
-                count(CellStatus::Timeout) + count(CellStatus::TooDeep),
-                count(CellStatus::Skipped),
-                path.display()
-            )
-    };
-    if mismatches > 0 {
+    let grid = Grid::new(&rules, path, cells?, houses, seeds);
+    let text = if args.json { json_line(&grid)? } else { grid.text() };
+    if grid.mismatches > 0 {
         write_stdout(&text)?;
-        anyhow::bail!("{mismatches} cells differ from the published values");
+        anyhow::bail!("{} cells differ from the published values", grid.mismatches);
     }
     Ok(text)
 }
@@ -471,69 +454,26 @@ pub struct BenchArgs {
     json: bool,
 }
 
-/// The benchmark: fixed starts solved for their value alone, each with a fresh table. Node counts
-/// depend only on the rules, the table size and the database's size, so they repeat run to run;
-/// the ones that need the 6-house database are skipped when it is not there.
-const BENCH: [(&str, &str, bool); 6] = [
-    ("standard", "4x4", false),
-    ("empty-capture", "5x3", false),
-    ("standard", "6x3", true),
-    ("empty-capture", "6x3", true),
-    ("empty-capture", "6x4", true),
-    ("standard", "6x4", true),
-];
-
+/// The benchmark ([`engine::bench`]): each start as text or a JSON field.
 pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
-    let threads = args.threads;
     let mut rows = Vec::new();
     let mut text = String::new();
-    for (rules_name, start_text, needs_db) in BENCH {
+    for (rules_name, start_name, needs_db) in BENCH_STARTS {
         let rules: Rules = rules_name.parse().map_err(|err| anyhow::anyhow!("{err}"))?;
-        let start = parse_start(start_text)?;
-        let db = if needs_db {
-            match (
-                args.no_db,
-                Database::open(&args.db.db, &rules, start.houses()).map(|db| db.with_layout(args.db.db_layout)),
-            ) {
-                (false, Ok(db)) => Some(engine::read_whole(db, &Shown::default())?),
-                (true, _) | (false, Err(DbError::NoDatabase { .. })) => {
-                    text += &format!(
-                        "{rules_name:<14} {start_text:<4} skipped: needs `kalah build --houses {} --max-seeds 24 --rules {rules_name}`\n",
-                        start.houses()
-                    );
-                    continue;
-                }
-                (false, Err(err)) => return Err(err.into()),
+        let start = parse_start(start_name)?;
+        let opened = (needs_db && !args.no_db).then(|| Database::open(&args.db.db, &rules, start.houses()));
+        let db = match opened {
+            _ if !needs_db => None,
+            Some(Ok(db)) => Some(engine::read_whole(db.with_layout(args.db.db_layout), &Shown::default())?),
+            None | Some(Err(DbError::NoDatabase { .. })) => {
+                text += &bench::skipped_text(rules_name, start_name, start.houses());
+                continue;
             }
-        } else {
-            None
+            Some(Err(err)) => return Err(err.into()),
         };
-        let table_bytes = engine::table_bytes(args.table_mb, &rules, &start, db.as_ref());
-        let max_seeds = db.as_ref().map(|db| db.max_seeds());
-        let prepared = Prepared::new(rules, db, SearchOptions { table_bytes, deadline: None, threads });
-        let clock = Instant::now();
-        let (value, stats) = prepared.value(&start)?;
-        let seconds = clock.elapsed().as_secs_f64();
-        let database = max_seeds.map_or("no database".to_string(), |s| format!("database <= {s} seeds"));
-        let table_mb = table_bytes >> 20;
-        text += &format!(
-            "{rules_name:<14} {start_text:<4} value {:>3}  {:>11} nodes {:>11} probes {seconds:>8.3} s {:>6.2} M nodes/s  ({database}, {table_mb} MiB table)\n",
-            signed(value),
-            stats.nodes,
-            stats.probes,
-            stats.nodes as f64 / seconds / 1e6,
-        );
-        rows.push(Benched {
-            rules: rules_name,
-            start: start_text,
-            value,
-            nodes: stats.nodes,
-            probes: stats.probes,
-            passes: stats.passes,
-            seconds,
-            database_max_seeds: max_seeds,
-            table_mb,
-        });
+        let benched = Benched::run((rules_name, start_name), rules, &start, db, args.table_mb, args.threads)?;
+        text += &benched.text();
+        rows.push(benched);
     }
     if args.json {
         return json_line(&Bench { threads: args.threads, results: rows });
@@ -541,32 +481,9 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<String> {
     Ok(text)
 }
 
-/// `kalah table --json`.
-#[derive(Serialize)]
-struct Grid<'a> {
-    rules: &'a str,
-    file: &'a std::path::Path,
-    cells: &'a [Cell],
-    mismatches: usize,
-}
-
 /// `kalah bench --json`.
 #[derive(Serialize)]
 struct Bench {
     threads: usize,
     results: Vec<Benched>,
-}
-
-/// One start of the benchmark.
-#[derive(Serialize)]
-struct Benched {
-    rules: &'static str,
-    start: &'static str,
-    value: i32,
-    nodes: u64,
-    probes: u64,
-    passes: u64,
-    seconds: f64,
-    database_max_seeds: Option<usize>,
-    table_mb: usize,
 }

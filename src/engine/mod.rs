@@ -5,6 +5,7 @@
 //! what a long-running service keeps between requests.
 
 pub mod answer_cache;
+pub mod bench;
 pub mod book;
 pub mod kept;
 mod lines;

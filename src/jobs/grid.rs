@@ -293,40 +293,90 @@ fn csv(rules: &Rules, cells: &[&Cell]) -> Vec<u8> {
     csv.into_inner().expect("writing to memory")
 }
 
-/// The grid: houses down, seeds across; `!` marks a mismatch, `?` a cell not solved in time, `>=2`
-/// a cell that proofs bound without deciding.
-pub fn text(rules: &str, cells: &[Cell], houses: RangeInclusive<u32>, seeds: RangeInclusive<u32>) -> String {
-    let mut text = format!("start values (first player's margin), rules {rules}\n  m\\n");
-    for seeds in seeds {
-        text += &format!("{seeds:>7}");
+/// A grid solved: the cells, the file they were written to, and how many disagree with the
+/// published values. Its JSON is `kalah table --json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Grid {
+    /// The rules, as text.
+    pub rules: String,
+    /// The CSV written.
+    pub file: PathBuf,
+    /// Every cell, houses then seeds.
+    pub cells: Vec<Cell>,
+    /// The cells whose value disagrees with the published one.
+    pub mismatches: usize,
+    /// The houses of the rows asked for.
+    #[serde(skip)]
+    pub houses: RangeInclusive<usize>,
+    /// The seeds of the columns asked for.
+    #[serde(skip)]
+    pub seeds: RangeInclusive<u32>,
+}
+
+impl Grid {
+    /// `cells`, written to `file`, of the grid of `houses` by `seeds` under `rules`.
+    pub fn new(
+        rules: &Rules,
+        file: PathBuf,
+        cells: Vec<Cell>,
+        houses: RangeInclusive<usize>,
+        seeds: RangeInclusive<u32>,
+    ) -> Grid {
+        let mismatches = cells.iter().filter(|c| c.status == CellStatus::Mismatch).count();
+        Grid { rules: rules.to_string(), file, cells, mismatches, houses, seeds }
     }
-    text += "\n";
-    for houses in houses.map(|m| m as usize) {
-        text += &format!("{houses:>4} ");
-        for cell in cells.iter().filter(|c| c.houses == houses) {
-            let total = 2 * cell.houses as i32 * cell.seeds as i32;
-            let value = match (cell.value, cell.status) {
-                (Some(value), _) => crate::answer::signed(value),
-                (None, CellStatus::Bounds) => {
-                    crate::answer::Bounds { lower: cell.lower, upper: cell.upper }.text(total as u32)
-                }
-                (None, _) => "?".to_string(),
-            };
-            let mark = if cell.status == CellStatus::Mismatch { "!" } else { " " };
-            text += &format!("{value:>6}{mark}");
+
+    /// How many cells have `status`.
+    pub fn count(&self, status: CellStatus) -> usize {
+        self.cells.iter().filter(|c| c.status == status).count()
+    }
+
+    /// The grid, houses down, seeds across (`!` marks a mismatch, `?` a cell not solved in time,
+    /// `>=2` a cell that proofs bound without deciding), the mismatches, and the count of cells
+    /// of each kind.
+    pub fn text(&self) -> String {
+        let mut text = format!("start values (first player's margin), rules {}\n  m\\n", self.rules);
+        for seeds in self.seeds.clone() {
+            text += &format!("{seeds:>7}");
         }
         text += "\n";
+        for houses in self.houses.clone() {
+            text += &format!("{houses:>4} ");
+            for cell in self.cells.iter().filter(|c| c.houses == houses) {
+                let total = 2 * cell.houses as i32 * cell.seeds as i32;
+                let value = match (cell.value, cell.status) {
+                    (Some(value), _) => crate::answer::signed(value),
+                    (None, CellStatus::Bounds) => {
+                        crate::answer::Bounds { lower: cell.lower, upper: cell.upper }.text(total as u32)
+                    }
+                    (None, _) => "?".to_string(),
+                };
+                let mark = if cell.status == CellStatus::Mismatch { "!" } else { " " };
+                text += &format!("{value:>6}{mark}");
+            }
+            text += "\n";
+        }
+        for cell in self.cells.iter().filter(|c| c.status == CellStatus::Mismatch) {
+            text += &format!(
+                "MISMATCH Kalah({},{}): solved {}, published {}\n",
+                cell.houses,
+                cell.seeds,
+                cell.value.map_or("?".to_string(), crate::answer::signed),
+                cell.published.as_deref().unwrap_or("")
+            );
+        }
+        text + &format!(
+            "{} cells: {} match the published values, {} unpublished, {} bounded by proofs, {} timed out, {} skipped, {} mismatches; written to {}\n",
+            self.cells.len(),
+            self.count(CellStatus::Match),
+            self.count(CellStatus::Unpublished),
+            self.count(CellStatus::Bounds),
+            self.count(CellStatus::Timeout) + self.count(CellStatus::TooDeep),
+            self.count(CellStatus::Skipped),
+            self.mismatches,
+            self.file.display()
+        )
     }
-    for cell in cells.iter().filter(|c| c.status == CellStatus::Mismatch) {
-        text += &format!(
-            "MISMATCH Kalah({},{}): solved {}, published {}\n",
-            cell.houses,
-            cell.seeds,
-            cell.value.map_or("?".to_string(), crate::answer::signed),
-            cell.published.as_deref().unwrap_or("")
-        );
-    }
-    text
 }
 
 #[cfg(test)]
