@@ -9,6 +9,7 @@ pub mod bench;
 pub mod book;
 pub mod kept;
 mod lines;
+pub mod offer;
 mod prepared;
 pub mod proven_index;
 

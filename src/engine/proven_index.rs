@@ -257,7 +257,58 @@ impl ProvenIndex {
     }
 }
 
+/// Why no move can be asked to keep a bound at a position.
+#[derive(Debug, thiserror::Error)]
+pub enum KeepingTargetError {
+    /// No proof bounds the position from below and no bound was given.
+    #[error(
+        "no proof bounds {position} from below under {rules} and no at_least was given: /api/v1/position gives what is known"
+    )]
+    NoBound {
+        /// The position.
+        position: Position,
+        /// The rules.
+        rules: Rules,
+    },
+    /// The bound asked for is above what the proofs allow.
+    #[error("no move of {position} keeps at least {lower}: it is proven worth at most {} for its mover", known.bounds.upper)]
+    AboveProofs {
+        /// The position.
+        position: Position,
+        /// The bound asked for.
+        lower: i32,
+        /// What the proofs establish there.
+        known: Proven,
+    },
+}
+
 impl ProvenIndex {
+    /// What a move of `position` is to keep: the proofs' lower bound, or `at_least` where that
+    /// is more (a search is then to prove it), with what is proven there (the lower bound's
+    /// proofs dropped when the target is `at_least`'s). An error where neither gives a bound or
+    /// where the proofs' upper bound is below it.
+    pub fn keeping_target(
+        &self,
+        rules: &Rules,
+        position: &Position,
+        at_least: Option<i32>,
+    ) -> Result<Proven, KeepingTargetError> {
+        let unknown = Bounds::unknown(position.total_seeds());
+        let known = self.bounds(rules, position).unwrap_or_else(|| Proven::unproven(unknown));
+        let proven_lower =
+            (!known.lower_proofs.is_empty() && known.bounds.lower > unknown.lower).then_some(known.bounds.lower);
+        let Some(lower) = proven_lower.max(at_least) else {
+            return Err(KeepingTargetError::NoBound { position: *position, rules: *rules });
+        };
+        if lower > known.bounds.upper {
+            return Err(KeepingTargetError::AboveProofs { position: *position, lower, known });
+        }
+        Ok(match proven_lower == Some(lower) {
+            true => known,
+            false => Proven { bounds: Bounds { lower, upper: known.bounds.upper }, lower_proofs: Vec::new(), ..known },
+        })
+    }
+
     /// The move (house from 0) of `position` proven, by a proof or exactly, to keep the most
     /// for its mover of those that keep at least `at_least`; of equal ones, one after which the
     /// sources still hold something of the next moves (a node a proof expanded, not its leaf:

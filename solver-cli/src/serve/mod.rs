@@ -31,13 +31,15 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use clap::Args;
 use kalah::Position;
-use kalah::answer::{self, Bounds, KeepingMove, LegalMove, PositionMoves, Proven};
+use kalah::answer::{self, KeepingMove, LegalMove, PositionMoves, Proven};
 use kalah::engine::ProvenIndex;
 use kalah::engine::answer_cache::{AnswerCache, Endpoint};
 use kalah::engine::book::OpeningBook;
 use kalah::engine::kept::{Kept, KeptEngines};
+use kalah::engine::offer::Offer;
+use kalah::engine::proven_index::KeepingTargetError;
 use kalah::engine::{Prepared, Unanswered};
-use kalah::rules::{RULE_SETS, Rules};
+use kalah::rules::Rules;
 use kalah::search::SearchError;
 use serde_json::Value;
 
@@ -636,32 +638,12 @@ impl Service {
     /// `at_least` where that is more (which the search then proves), with what is proven there;
     /// 404 where neither gives a bound, 422 where the proofs' upper bound is below it.
     fn keeping_target(&self, query: &PositionQuery) -> Result<Proven, ApiError> {
-        let PositionQuery { position, rules, .. } = query;
-        let unknown = Bounds::unknown(position.total_seeds());
-        let known = self.index.bounds(rules, position).unwrap_or_else(|| Proven::unproven(unknown));
-        let proven_lower =
-            (!known.lower_proofs.is_empty() && known.bounds.lower > unknown.lower).then_some(known.bounds.lower);
-        let Some(lower) = proven_lower.max(query.at_least) else {
-            return Err(ApiError::new(
-                StatusCode::NOT_FOUND,
-                format!(
-                    "no proof bounds {position} from below under {rules} and no at_least was given: /api/v1/position gives what is known"
-                ),
-            ));
-        };
-        if lower > known.bounds.upper {
-            return Err(ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                format!(
-                    "no move of {position} keeps at least {lower}: it is proven worth at most {} for its mover",
-                    known.bounds.upper
-                ),
-            )
-            .with(&known));
-        }
-        Ok(match proven_lower == Some(lower) {
-            true => known,
-            false => Proven { bounds: Bounds { lower, upper: known.bounds.upper }, lower_proofs: Vec::new(), ..known },
+        let PositionQuery { position, rules, at_least, .. } = query;
+        self.index.keeping_target(rules, position, *at_least).map_err(|err| match err {
+            KeepingTargetError::NoBound { .. } => ApiError::new(StatusCode::NOT_FOUND, err.to_string()),
+            KeepingTargetError::AboveProofs { ref known, .. } => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, err.to_string()).with(known)
+            }
         })
     }
 
@@ -705,37 +687,7 @@ impl Service {
     /// `/rules`: the named rule sets, the databases opened or on disk, and the starts with an
     /// openings table.
     fn offer(&self) -> Result<Value, ApiError> {
-        let rule_sets = RULE_SETS
-            .iter()
-            .map(|(name, rules)| NamedRules { name: name.to_string(), rules: rules.to_string() })
-            .collect();
-        let databases = self
-            .engines
-            .on_disk()
-            .iter()
-            .map(|db| OfferedDatabase { rules: db.rules().to_string(), houses: db.houses(), max_seeds: db.max_seeds() })
-            .collect();
-        let tables = self.index.book().starts().map(|table| OfferedStart {
-            rules: table.rules.clone(),
-            position: table.position.clone(),
-            value: Some(table.value),
-            bounds: None,
-        });
-        let maps = self.index.book().start_maps().map(|map| OfferedStart {
-            rules: map.rules.clone(),
-            position: map.position.clone(),
-            value: map.known.value(),
-            bounds: Some(ProvenBounds { bounds: map.known.bounds, source: map.source }),
-        });
-        let mut openings: Vec<OfferedStart> = tables.chain(maps).collect();
-        openings.sort_by(|a, b| (&a.position, &a.rules).cmp(&(&b.position, &b.rules)));
-        Ok(to_json(&Offer {
-            rule_sets,
-            databases,
-            openings,
-            time_limit: self.time_limit.as_secs_f64(),
-            max_houses: kalah::board::MAX_HOUSES,
-        }))
+        Ok(to_json(&Offer::new(&self.index, &self.engines.on_disk(), self.time_limit)))
     }
 }
 
@@ -752,47 +704,6 @@ impl Drop for LongSearch<'_> {
 #[derive(serde::Serialize)]
 struct LongerOffer {
     longer_time_limit: f64,
-}
-
-/// `/rules`: what the service offers.
-#[derive(serde::Serialize)]
-struct Offer {
-    rule_sets: Vec<NamedRules>,
-    databases: Vec<OfferedDatabase>,
-    openings: Vec<OfferedStart>,
-    /// Seconds a request may search.
-    time_limit: f64,
-    max_houses: usize,
-}
-
-#[derive(serde::Serialize)]
-struct NamedRules {
-    name: String,
-    rules: String,
-}
-
-#[derive(serde::Serialize)]
-struct OfferedDatabase {
-    rules: String,
-    houses: usize,
-    max_seeds: usize,
-}
-
-/// A start the book answers: exact from the result tables, or bounded by proofs.
-#[derive(serde::Serialize)]
-struct OfferedStart {
-    rules: String,
-    position: String,
-    value: Option<i32>,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    bounds: Option<ProvenBounds>,
-}
-
-#[derive(serde::Serialize)]
-struct ProvenBounds {
-    #[serde(flatten)]
-    bounds: answer::Bounds,
-    source: answer::Source,
 }
 
 #[cfg(test)]
