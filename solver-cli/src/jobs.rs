@@ -1,14 +1,12 @@
 //! The job commands: `run` (a job file, or one shard of it, resumable from its log) and `merge`
 //! (the shards' logs combined into one log and one set of result files).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
 use kalah::jobs::{self, Job, JobError};
-use kalah::results::ItemResult;
 use kalah::shard::Shard;
-use serde::Serialize;
 
 use crate::args::{SearchArgs, input_error};
 use crate::limits;
@@ -80,36 +78,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<String> {
     let report = jobs::run(&job, &setup, &options, &bar);
     bar.tasks.finish_and_clear();
     let report = report?;
-    let text = if args.json {
-        json_line(&Ran {
-            job: &job.name,
-            shard: args.shard.map(|s| s.to_string()),
-            items: job.items.len(),
-            tasks: report.tasks,
-            solved_now: report.settled_now,
-            settled_before: report.settled_before,
-            unfinished: &report.unsettled,
-            interrupted: report.interrupted,
-            seconds: report.seconds,
-            log: &report.log,
-            results_csv: &report.results_csv,
-            results: &report.results,
-        })?
-    } else {
-        let shard = args.shard.map_or(String::new(), |s| format!(", shard {s}"));
-        let mut text = format!(
-            "job {}{shard}: {} tasks, {} settled before, {} settled now, {} not settled ({:.1} s)\n",
-            job.name,
-            report.tasks,
-            report.settled_before,
-            report.settled_now,
-            report.unsettled.len(),
-            report.seconds
-        );
-        text += &jobs::results_text(&job, &report.results, args.all);
-        text += &format!("results: {} (and .jsonl); log: {}\n", report.results_csv.display(), report.log.display());
-        text
-    };
+    let text = if args.json { json_line(&report)? } else { report.text(&job, args.all) };
     if report.interrupted {
         write_stdout(&text)?;
         anyhow::bail!("interrupted: the proven bounds are in the log, run again to go on");
@@ -140,51 +109,12 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<String> {
         )));
     }
     let report = jobs::merge(&job, &args.results, &logs)?;
-    let (results, open) = (&report.results, &report.unsettled_items);
-    let text = if args.json {
-        let logs: Vec<String> = logs.iter().map(|p| p.display().to_string()).collect();
-        json_line(&Merged { job: &job.name, logs, items: job.items.len(), unsettled_items: open, results })?
-    } else {
-        let mut text = format!("merged {} logs of job {}:\n", logs.len(), job.name);
-        for path in &logs {
-            text += &format!("  {}\n", path.display());
-        }
-        text += &jobs::results_text(&job, results, args.all);
-        text +=
-            &format!("results: {} (and .jsonl); merged log: {}\n", report.results_csv.display(), report.log.display());
-        text
-    };
+    let text = if args.json { json_line(&report)? } else { report.text(&job, args.all) };
+    let open = &report.unsettled_items;
     if !open.is_empty() {
         write_stdout(&text)?;
         let unsettled: Vec<String> = open.iter().map(|n| n.to_string()).collect();
         anyhow::bail!("items {} are not settled yet: a shard has not finished (or not run)", unsettled.join(", "));
     }
     Ok(text)
-}
-
-/// `kalah run --json`.
-#[derive(Serialize)]
-struct Ran<'a> {
-    job: &'a str,
-    shard: Option<String>,
-    items: usize,
-    tasks: usize,
-    solved_now: usize,
-    settled_before: usize,
-    unfinished: &'a [String],
-    interrupted: bool,
-    seconds: f64,
-    log: &'a Path,
-    results_csv: &'a Path,
-    results: &'a [ItemResult],
-}
-
-/// `kalah merge --json`.
-#[derive(Serialize)]
-struct Merged<'a> {
-    job: &'a str,
-    logs: Vec<String>,
-    items: usize,
-    unsettled_items: &'a [usize],
-    results: &'a [ItemResult],
 }

@@ -319,20 +319,7 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
     if args.json {
         return json_line(&Ran { run: &report, status: &status });
     }
-    let rate = report.nodes as f64 / report.seconds.max(1e-9);
-    let mut text = format!(
-        "{} tasks ({} settled, {} expanded), {} nodes in {:.1} s ({:.2} M nodes/s); stopped: {:?}; log {}\n",
-        report.tasks,
-        report.settled,
-        report.expanded,
-        report.nodes,
-        report.seconds,
-        rate / 1e6,
-        report.stop,
-        report.log.display()
-    );
-    text += &status.text();
-    Ok(text)
+    Ok(report.text() + &status.text())
 }
 
 fn status(args: &StatusArgs) -> anyhow::Result<String> {
@@ -529,33 +516,17 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         DriveEvent::CheckStopped(dir, sampled) => tell!("{}: check stopped after {sampled} leaves", dir.display()),
         DriveEvent::Checked(dir, heading) => tell!("{}: checked ({heading})", dir.display()),
     })?;
-    let (map, tests, checks) = (report.map, report.tests, report.checks);
     if args.json {
-        let files = stem.display().to_string();
-        return json_line(&Mapped { map: &map, files, not_counted: None, tests: Some(tests), checks: Some(checks) });
+        let (map, files) = (&report.map, stem.display().to_string());
+        return json_line(&Mapped {
+            map,
+            files,
+            not_counted: None,
+            tests: Some(report.tests),
+            checks: Some(report.checks),
+        });
     }
-    let total = start.total_seeds();
-    let bounds = |lower: i32, upper: i32| kalah::answer::Bounds { lower, upper }.text(total);
-    let mut text = format!(
-        "{} ({} rules): {}; {tests} tests started, {checks} checked this run\n",
-        describe_start(&start),
-        rules,
-        bounds(map.lower, map.upper)
-    );
-    for opening in &map.openings {
-        text += &format!("  turn {:<8} {}\n", opening.turn.to_string(), opening.bounds().text(total));
-    }
-    let chosen = |turn: &Turn| args.turns.is_empty() || args.turns.contains(turn);
-    let open = map.openings.iter().zip(&turns).filter(|(o, (turn, _))| o.value().is_none() && chosen(turn)).count();
-    let (every, some) = match args.turns.is_empty() {
-        true => ("every first turn", "first turns"),
-        false => ("every first turn asked for", "of the first turns asked for"),
-    };
-    text += &match open {
-        0 => format!("{every} exact; written: {}.jsonl and .csv\n", stem.display()),
-        n => format!("{n} {some} not yet exact (run again to go on); written: {}.jsonl and .csv\n", stem.display()),
-    };
-    Ok(text)
+    Ok(report.text(&start, &rules, &args.turns, &stem))
 }
 
 /// `kalah proof run --json`.

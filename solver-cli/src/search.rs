@@ -25,7 +25,7 @@ use serde::Serialize;
 use crate::args::{DbArgs, RulesArgs, SearchArgs, input_error, parse_start};
 use crate::database::Bars;
 use crate::limits;
-use crate::output::{describe_start, json_line, signed, tell, write_stdout};
+use crate::output::{describe_start, json_line, tell, write_stdout};
 
 #[derive(Args)]
 pub struct SolveArgs {
@@ -212,18 +212,7 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
     if args.json {
         return Ok(format!("{}\n", serde_json::to_string(&solved)?));
     }
-    let mut text = format!("{}, rules {rules}\n", describe_start(&solved.start));
-    text += &solved.text(&rules, args.all);
-    text += &format!("principal variation: {}\n", solved.principal_variation.join(" | "));
-    let source = match &solved.database {
-        Some(db) => format!("database up to {} seeds in {}", db.max_seeds, db.dir.display()),
-        None => "no database".to_string(),
-    };
-    text += &format!(
-        "{} nodes, {} database probes, {:.3} s ({source}, {} MiB table)\n",
-        solved.nodes, solved.probes, solved.seconds, solved.table_mb
-    );
-    Ok(text)
+    Ok(solved.text(args.all))
 }
 
 /// `kalah solve`'s report of a start that proofs map, as text or JSON.
@@ -273,7 +262,7 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
             let watched = !args.json && std::io::stdout().is_terminal();
             if watched
                 && args.search.time_limit.is_none()
-                && let Some(note) = far_note(&prepared, &position)
+                && let Some(note) = prepared.far_note(&position)
             {
                 tell!("{note}");
             }
@@ -281,7 +270,7 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
                 true => report_watched(prepared, &position),
                 false => prepared.report(&position, |_, _, _| {}),
             };
-            searched.map_err(|unanswered| anyhow::anyhow!(unanswered_text(&unanswered)))?
+            searched.map_err(|unanswered| anyhow::anyhow!(unanswered.text()))?
         }
     };
     if args.json {
@@ -301,24 +290,6 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
     Ok(text)
 }
 
-/// Seeds on the board above the database (or above none) from which a search may take
-/// hours: the Kalah(6,5) start, 36 above the 24-seed database, takes about a minute; Kalah(6,6)
-/// positions, 40 and more above it, hours.
-const FAR_ABOVE_THE_DATABASE: usize = 40;
-
-/// What `kalah query` says before a search with no time limit of a position far above the
-/// database, if it is.
-fn far_note(prepared: &Prepared, position: &Position) -> Option<String> {
-    let database = prepared.database().map_or(0, |db| db.max_seeds());
-    let above = (position.seeds_on_board() as usize).saturating_sub(database);
-    (above >= FAR_ABOVE_THE_DATABASE).then(|| {
-        format!(
-            "note: {above} seeds above the database's {database}: a search this far above it may take hours \
-             (--time-limit S stops it with what it has proven)"
-        )
-    })
-}
-
 /// [`Prepared::report`] of `position` with a progress line on stderr: the nodes every thread has
 /// searched, four times a second, and the value's bounds proven so far.
 fn report_watched(prepared: Prepared, position: &Position) -> Result<kalah::PositionReport, engine::Unanswered> {
@@ -331,7 +302,7 @@ fn report_watched(prepared: Prepared, position: &Position) -> Result<kalah::Posi
         scope.spawn(|| {
             while !done.load(Ordering::Relaxed) {
                 let known = *bounds.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                bar.set_message(searching_message(known, counter.load(Ordering::Relaxed)));
+                bar.set_message(answer::search_progress_text(known, counter.load(Ordering::Relaxed)));
                 std::thread::sleep(Duration::from_millis(250));
             }
         });
@@ -343,38 +314,6 @@ fn report_watched(prepared: Prepared, position: &Position) -> Result<kalah::Posi
     });
     bar.finish_and_clear();
     searched
-}
-
-/// The progress line of a search: nodes so far and the value's bounds proven so far.
-fn searching_message(bounds: Option<answer::Bounds>, nodes: u64) -> String {
-    let nodes =
-        if nodes >= 1_000_000 { format!("{:.1} M nodes", nodes as f64 / 1e6) } else { format!("{nodes} nodes") };
-    match bounds.map(|bounds| (bounds, bounds.value())) {
-        None => nodes,
-        Some((_, Some(value))) => format!("{nodes}, value {}, now every move's", signed(value)),
-        Some((bounds, None)) => format!("{nodes}, value from {} to {}", signed(bounds.lower), signed(bounds.upper)),
-    }
-}
-
-/// Why a query has no value, and what its search knew when it stopped: the bounds proven and,
-/// out of time, every move's estimate (which proves nothing).
-fn unanswered_text(unanswered: &engine::Unanswered) -> String {
-    let mut text = unanswered.error.to_string();
-    match unanswered.known.bounds.map(|bounds| (bounds, bounds.value())) {
-        Some((_, Some(value))) => {
-            text += &format!("; proven so far: the value is {}, not yet every move's", signed(value))
-        }
-        Some((bounds, None)) => {
-            text += &format!("; proven so far: the value is from {} to {}", signed(bounds.lower), signed(bounds.upper))
-        }
-        None => {}
-    }
-    if !unanswered.known.estimates.is_empty() {
-        let estimates: Vec<String> =
-            unanswered.known.estimates.iter().map(|e| format!("{} {}", e.house, signed(e.value))).collect();
-        text += &format!("; moves by estimate, not proven: {}", estimates.join(", "));
-    }
-    text
 }
 
 /// A range of small numbers: `4` or `1..6` (both ends included).

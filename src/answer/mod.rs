@@ -17,7 +17,7 @@ pub use position::{
     Answer, BoundedAnswer, Estimate, KeepingMove, LegalMove, MoveBounds, MoveFacts, MoveValue, PositionAnswer,
     PositionMoves, PositionReport, Source, Unfinished, legal_moves,
 };
-pub use text::proven_openings_text;
+pub use text::{proven_openings_text, search_progress_text};
 
 use crate::board::{Position, Side};
 use crate::moves::Turn;

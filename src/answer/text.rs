@@ -4,11 +4,12 @@
 //! this is the one text form.
 
 use crate::board::{Position, Side};
+use crate::notation::describe_start;
 use crate::rules::{EarlyEnd, Rules};
 
 use super::{
-    BoundedAnswer, OPENINGS_LISTED, Opening, PositionAnswer, Proven, ProvenLine, Source, StartReport, first_few,
-    is_fairest, openings_by_value_text, pie_value, signed,
+    BoundedAnswer, Bounds, OPENINGS_LISTED, Opening, PositionAnswer, Proven, ProvenLine, Source, StartReport,
+    Unfinished, first_few, is_fairest, openings_by_value_text, pie_value, signed,
 };
 
 impl PositionAnswer {
@@ -91,10 +92,26 @@ fn proofs_text(indent: &str, known: &Proven) -> String {
 }
 
 impl StartReport {
-    /// What `kalah solve` says of a solved start under `rules`: its value, the best (or under
-    /// the pie rule the fairest) openings and every opening's value (beyond
-    /// [`OPENINGS_LISTED`], unless `all`, their count by value).
-    pub fn text(&self, rules: &Rules, all: bool) -> String {
+    /// What `kalah solve` says of a solved start: the start, its value, the best (or under the
+    /// pie rule the fairest) openings and every opening's value (beyond [`OPENINGS_LISTED`],
+    /// unless `all`, their count by value), a perfect line, and the work it took.
+    pub fn text(&self, all: bool) -> String {
+        let rules = &self.rule_dimensions;
+        let mut text = format!("{}, rules {rules}\n", describe_start(&self.start));
+        text += &self.openings_text(rules, all);
+        text += &format!("principal variation: {}\n", self.principal_variation.join(" | "));
+        let source = match &self.database {
+            Some(db) => format!("database up to {} seeds in {}", db.max_seeds, db.dir.display()),
+            None => "no database".to_string(),
+        };
+        text + &format!(
+            "{} nodes, {} database probes, {:.3} s ({source}, {} MiB table)\n",
+            self.nodes, self.probes, self.seconds, self.table_mb
+        )
+    }
+
+    /// The value and the openings of [`StartReport::text`].
+    fn openings_text(&self, rules: &Rules, all: bool) -> String {
         let mover = self.to_move.name();
         let mut text = String::new();
         let value = self.value;
@@ -158,4 +175,35 @@ pub fn proven_openings_text(mover: Side, total: u32, known: &Proven, openings: &
         text += &format!("  {turn:<12} {:<10} {}\n", known.bounds.text(total), known.proofs().join(", "));
     }
     text
+}
+
+impl Unfinished {
+    /// What an unfinished search knew, to follow why it stopped: the bounds proven and, out of
+    /// time, every move's estimate (which proves nothing); empty where it knew nothing.
+    pub fn text(&self) -> String {
+        let mut text = match self.bounds.map(|bounds| (bounds, bounds.value())) {
+            Some((_, Some(value))) => format!("; proven so far: the value is {}, not yet every move's", signed(value)),
+            Some((bounds, None)) => {
+                format!("; proven so far: the value is from {} to {}", signed(bounds.lower), signed(bounds.upper))
+            }
+            None => String::new(),
+        };
+        if !self.estimates.is_empty() {
+            let estimates: Vec<String> =
+                self.estimates.iter().map(|e| format!("{} {}", e.house, signed(e.value))).collect();
+            text += &format!("; moves by estimate, not proven: {}", estimates.join(", "));
+        }
+        text
+    }
+}
+
+/// The progress line of a running search: nodes so far and the value's bounds proven so far.
+pub fn search_progress_text(bounds: Option<Bounds>, nodes: u64) -> String {
+    let nodes =
+        if nodes >= 1_000_000 { format!("{:.1} M nodes", nodes as f64 / 1e6) } else { format!("{nodes} nodes") };
+    match bounds.map(|bounds| (bounds, bounds.value())) {
+        None => nodes,
+        Some((_, Some(value))) => format!("{nodes}, value {}, now every move's", signed(value)),
+        Some((bounds, None)) => format!("{nodes}, value from {} to {}", signed(bounds.lower), signed(bounds.upper)),
+    }
 }

@@ -68,6 +68,11 @@ pub enum StartWork {
     ValueAndLine,
 }
 
+/// Seeds on the board above the database (or above none) from which a search may take
+/// hours: the Kalah(6,5) start, 36 above the 24-seed database, takes about a minute; Kalah(6,6)
+/// positions, 40 and more above it, hours.
+pub const FAR_ABOVE_THE_DATABASE: usize = 40;
+
 /// A position's search that gave no value: why, and what it knew when it stopped.
 #[derive(Debug, thiserror::Error)]
 #[error("{error}")]
@@ -76,6 +81,13 @@ pub struct Unanswered {
     pub error: SearchError,
     /// What it knew.
     pub known: Unfinished,
+}
+
+impl Unanswered {
+    /// Why the search has no value, and what it knew when it stopped.
+    pub fn text(&self) -> String {
+        format!("{}{}", self.error, self.known.text())
+    }
 }
 
 impl From<SearchError> for Unanswered {
@@ -123,6 +135,19 @@ impl Prepared {
     /// The database searched over, if any.
     pub fn database(&self) -> Option<&Database> {
         self.database.as_deref()
+    }
+
+    /// What to say before a search with no time limit of a position far above the database
+    /// ([`FAR_ABOVE_THE_DATABASE`] seeds or more), if it is.
+    pub fn far_note(&self, position: &Position) -> Option<String> {
+        let database = self.database().map_or(0, |db| db.max_seeds());
+        let above = (position.seeds_on_board() as usize).saturating_sub(database);
+        (above >= FAR_ABOVE_THE_DATABASE).then(|| {
+            format!(
+                "note: {above} seeds above the database's {database}: a search this far above it may take hours \
+                 (--time-limit S stops it with what it has proven)"
+            )
+        })
     }
 
     /// Whether the database holds `position`'s value (a search over it only probes).

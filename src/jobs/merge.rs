@@ -2,20 +2,43 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
+
 use super::{Job, JobError, Proofs};
 use crate::results::ItemResult;
 
-/// What a merge wrote.
-#[derive(Clone, Debug)]
+/// What a merge wrote. Its JSON is `kalah merge --json`'s.
+#[derive(Clone, Debug, Serialize)]
 pub struct MergeReport {
-    /// The merged log.
-    pub log: PathBuf,
-    /// The results file (CSV; the JSON lines file beside it).
-    pub results_csv: PathBuf,
-    /// Every settled item's result.
-    pub results: Vec<ItemResult>,
+    /// The job's name.
+    pub job: String,
+    /// The logs merged.
+    pub logs: Vec<PathBuf>,
+    /// The job's items.
+    pub items: usize,
     /// The numbers of the items no log settles yet.
     pub unsettled_items: Vec<usize>,
+    /// Every settled item's result.
+    pub results: Vec<ItemResult>,
+    /// The merged log.
+    #[serde(skip)]
+    pub log: PathBuf,
+    /// The results file (CSV; the JSON lines file beside it).
+    #[serde(skip)]
+    pub results_csv: PathBuf,
+}
+
+impl MergeReport {
+    /// The logs merged, then every settled item of `job` ([`super::results_text`], every
+    /// opening listed with `all`), and where the results and the merged log are.
+    pub fn text(&self, job: &Job, all: bool) -> String {
+        let mut text = format!("merged {} logs of job {}:\n", self.logs.len(), self.job);
+        for path in &self.logs {
+            text += &format!("  {}\n", path.display());
+        }
+        text += &super::results_text(job, &self.results, all);
+        text + &format!("results: {} (and .jsonl); merged log: {}\n", self.results_csv.display(), self.log.display())
+    }
 }
 
 /// Intersects the bounds of `logs` (a contradiction is [`JobError::Merge`]) and writes them
@@ -42,5 +65,13 @@ pub fn merge(job: &Job, dir: &Path, logs: &[PathBuf]) -> Result<MergeReport, Job
     super::write_results(&stem, job, &results)?;
     let unsettled_items =
         job.items.iter().filter(|i| !results.iter().any(|r| r.item == i.number)).map(|i| i.number).collect();
-    Ok(MergeReport { log: merged, results_csv: super::with_suffix(&stem, ".csv"), results, unsettled_items })
+    Ok(MergeReport {
+        job: job.name.clone(),
+        logs: logs.to_vec(),
+        items: job.items.len(),
+        unsettled_items,
+        results,
+        log: merged,
+        results_csv: super::with_suffix(&stem, ".csv"),
+    })
 }

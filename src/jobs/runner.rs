@@ -7,6 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use serde::Serialize;
+
 use super::{Bounds, Checkpoints, Compute, Job, JobError, Log, Proofs, Task};
 use crate::engine::{Load, Preparation, Quietly, Setup};
 use crate::results::ItemResult;
@@ -51,18 +53,27 @@ pub trait RunProgress: Preparation {
 
 impl RunProgress for Quietly {}
 
-/// What a run did.
-#[derive(Clone, Debug)]
+/// What a run did. Its JSON is `kalah run --json`'s.
+#[derive(Clone, Debug, Serialize)]
 pub struct RunReport {
+    /// The job's name.
+    pub job: String,
+    /// The shard run (`I/N`), if one.
+    pub shard: Option<String>,
+    /// The job's items.
+    pub items: usize,
     /// The tasks of this run's share.
     pub tasks: usize,
-    /// Of these, the ones the log had settled before the run.
-    pub settled_before: usize,
-    /// The ones this run settled.
+    /// Of these, the ones this run settled.
+    #[serde(rename = "solved_now")]
     pub settled_now: usize,
+    /// The ones the log had settled before the run.
+    pub settled_before: usize,
     /// The keys of those it left unsettled (out of time, or too deep for the cyclic search).
+    #[serde(rename = "unfinished")]
     pub unsettled: Vec<String>,
     /// Of those, the ones left because the cyclic search's lines grew too long.
+    #[serde(skip)]
     pub too_deep: usize,
     /// Whether [`RunOptions::interrupt`] stopped the run before its last task.
     pub interrupted: bool,
@@ -74,6 +85,25 @@ pub struct RunReport {
     pub results_csv: PathBuf,
     /// Every settled item's result.
     pub results: Vec<ItemResult>,
+}
+
+impl RunReport {
+    /// What the run did, then every settled item of `job` ([`super::results_text`], every
+    /// opening listed with `all`), and where the results and the log are.
+    pub fn text(&self, job: &Job, all: bool) -> String {
+        let shard = self.shard.as_ref().map_or(String::new(), |s| format!(", shard {s}"));
+        let mut text = format!(
+            "job {}{shard}: {} tasks, {} settled before, {} settled now, {} not settled ({:.1} s)\n",
+            self.job,
+            self.tasks,
+            self.settled_before,
+            self.settled_now,
+            self.unsettled.len(),
+            self.seconds
+        );
+        text += &super::results_text(job, &self.results, all);
+        text + &format!("results: {} (and .jsonl); log: {}\n", self.results_csv.display(), self.log.display())
+    }
 }
 
 /// Runs `job`'s tasks (this shard's share) that its log has not settled, logging every bound as
@@ -191,6 +221,9 @@ pub fn run(job: &Job, setup: &Setup, options: &RunOptions, progress: &impl RunPr
         let _ = std::fs::remove_file(&checkpoints.path);
     }
     Ok(RunReport {
+        job: job.name.clone(),
+        shard: options.shard.map(|shard| shard.to_string()),
+        items: job.items.len(),
         tasks: mine.len(),
         settled_before: mine.len() - pending.len(),
         settled_now,

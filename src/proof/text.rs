@@ -1,9 +1,17 @@
 //! The text forms of a proof's state, as `kalah proof` prints them: its status, its growth hour
 //! by hour, and a run's line after each task.
 
+use std::path::Path;
+
 use super::HourOfWork;
-use super::run::{TaskOutcome, TaskReport};
+use super::openings::DriveReport;
+use super::run::{RunReport, TaskOutcome, TaskReport};
 use super::tree::{INFINITE, Status, Tree};
+use crate::answer::Bounds;
+use crate::board::Position;
+use crate::moves::Turn;
+use crate::notation::describe_start;
+use crate::rules::Rules;
 
 /// The proof's growth by hour of task time (`kalah proof status`), a line an hour.
 pub fn progress_text(progress: &[HourOfWork]) -> String {
@@ -54,6 +62,23 @@ impl TaskReport {
 /// A proof or disproof number: "inf" for a node settled the other way.
 fn number(n: u64) -> String {
     if n >= INFINITE { "inf".to_string() } else { n.to_string() }
+}
+
+impl RunReport {
+    /// One line: the tasks, the nodes and their rate, why the run stopped, and its log.
+    pub fn text(&self) -> String {
+        format!(
+            "{} tasks ({} settled, {} expanded), {} nodes in {:.1} s ({:.2} M nodes/s); stopped: {:?}; log {}\n",
+            self.tasks,
+            self.settled,
+            self.expanded,
+            self.nodes,
+            self.seconds,
+            self.nodes as f64 / self.seconds.max(1e-9) / 1e6,
+            self.stop,
+            self.log.display()
+        )
+    }
 }
 
 /// What the logs decide of the claim, in words.
@@ -120,5 +145,35 @@ impl Status {
             }
         }
         text
+    }
+}
+
+impl DriveReport {
+    /// What `kalah proof openings` says after a drive of `start` under `rules` (of the first
+    /// turns `chosen`, or every one where none is) whose map was written to `stem`: the start's
+    /// bounds and each turn's, then whether every turn asked for is exact.
+    pub fn text(&self, start: &Position, rules: &Rules, chosen: &[Turn], stem: &Path) -> String {
+        let (map, total) = (&self.map, start.total_seeds());
+        let bounds = Bounds { lower: map.lower, upper: map.upper };
+        let mut text = format!(
+            "{} ({rules} rules): {}; {} tests started, {} checked this run\n",
+            describe_start(start),
+            bounds.text(total),
+            self.tests,
+            self.checks
+        );
+        for opening in &map.openings {
+            text += &format!("  turn {:<8} {}\n", opening.turn.to_string(), opening.bounds().text(total));
+        }
+        let asked = |turn: &Turn| chosen.is_empty() || chosen.contains(turn);
+        let open = map.openings.iter().filter(|o| o.value().is_none() && asked(&o.turn)).count();
+        let (every, some) = match chosen.is_empty() {
+            true => ("every first turn", "first turns"),
+            false => ("every first turn asked for", "of the first turns asked for"),
+        };
+        text + &match open {
+            0 => format!("{every} exact; written: {}.jsonl and .csv\n", stem.display()),
+            n => format!("{n} {some} not yet exact (run again to go on); written: {}.jsonl and .csv\n", stem.display()),
+        }
     }
 }
