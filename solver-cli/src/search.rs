@@ -11,11 +11,11 @@ use clap::Args;
 use indicatif::ProgressDrawTarget;
 use indicatif::{ProgressBar, ProgressStyle};
 use kalah::Position;
+use kalah::answer::OpeningsTable;
 use kalah::answer::{self, Answer, Source};
 use kalah::database::builder::{LayerReport, Progress};
 use kalah::database::{Database, DbError};
 use kalah::engine::bench::{self, BENCH_STARTS, Benched};
-use kalah::engine::book::StartMap;
 use kalah::engine::{self, Load, Preparation, Prepared, ProvenIndex, StartWork};
 use kalah::jobs::RunProgress;
 use kalah::jobs::grid::{self, Grid};
@@ -216,7 +216,7 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<String> {
 }
 
 /// `kalah solve`'s report of a start that proofs map, as text or JSON.
-fn map_text(rules: &Rules, start: &Position, map: &StartMap, json: bool) -> String {
+fn map_text(rules: &Rules, start: &Position, map: &OpeningsTable, json: bool) -> String {
     if json {
         /// The map with the start's board size.
         #[derive(serde::Serialize)]
@@ -224,7 +224,7 @@ fn map_text(rules: &Rules, start: &Position, map: &StartMap, json: bool) -> Stri
             start: &'a Position,
             houses: usize,
             #[serde(flatten)]
-            map: &'a StartMap,
+            map: &'a OpeningsTable,
         }
         let mapped = Mapped { start, houses: start.houses(), map };
         return format!("{}\n", serde_json::to_string(&mapped).expect("maps serialize"));

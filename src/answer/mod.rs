@@ -11,7 +11,7 @@ use serde::Serialize;
 
 pub use bounds::{Bounds, Proven, signed, sorted_names};
 pub use line::{LineMove, Mainline, ProvenLine, ProvenMove};
-pub use opening::{Opening, is_fairest, pie_value, pie_value_at};
+pub use opening::{Opening, OpeningsTable, is_fairest, pie_value, pie_value_at};
 pub(crate) use position::moves_best_first;
 pub use position::{
     Answer, BoundedAnswer, Estimate, KeepingMove, LegalMove, MoveBounds, MoveFacts, MoveValue, PositionAnswer,

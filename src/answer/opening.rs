@@ -3,9 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Bounds, Proven};
+use super::{Bounds, Proven, Source};
 use crate::board::Position;
 use crate::moves::Turn;
+use crate::rules::Rules;
 
 /// A first turn (one move, or moves linked by extra turns) and what is known of its value for
 /// the side that plays it, with the proofs behind each bound. Serialised as `move` (the houses,
@@ -82,6 +83,70 @@ impl Opening {
     /// The bounds on its value.
     pub fn bounds(&self) -> Bounds {
         self.known.bounds
+    }
+}
+
+/// A position's openings (a start's, or a later position's in the replies tables): what is
+/// known of its value and of each first turn, with the pie rule's value and the best and the
+/// fairest turns once every turn is exact. The book's tables, exact or mapped by proofs, and
+/// `/api/v1/openings`'s answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OpeningsTable {
+    /// The rules, as text that parses back.
+    pub rules: String,
+    /// The position.
+    pub position: String,
+    /// What is known of the value for the side to move, with the proofs behind it.
+    #[serde(flatten)]
+    pub known: Proven,
+    /// The first player's value when the opponent may swap after the first turn: at a start
+    /// whose every turn is exact (none for a later position, where no swap is offered).
+    pub pie_value: Option<i32>,
+    /// The first turns reaching the value (once it is exact).
+    pub best: Vec<String>,
+    /// The first turns reaching the pie value: the fairest (none without a pie value).
+    pub fairest: Vec<String>,
+    /// Every first turn.
+    pub openings: Vec<Opening>,
+    /// Where it comes from: the shipped tables, checked proofs, or a file given at run time.
+    pub source: Source,
+    /// The file given at run time whose claim the table is (none for a shipped one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claimed_by: Option<String>,
+}
+
+impl OpeningsTable {
+    /// The table of `position` under `rules` from what is `known` of it and its `openings`.
+    pub fn new(
+        rules: &Rules,
+        position: &Position,
+        known: Proven,
+        openings: Vec<Opening>,
+        source: Source,
+    ) -> OpeningsTable {
+        let exact: Option<Vec<i32>> = openings.iter().map(Opening::value).collect();
+        let pie_value = exact.and_then(|values| pie_value_at(position, values));
+        let with = |keep: &dyn Fn(i32) -> bool| -> Vec<String> {
+            openings.iter().filter(|o| o.value().is_some_and(keep)).map(|o| o.turn.to_string()).collect()
+        };
+        let best = known.value().map_or_else(Vec::new, |value| with(&|v| v == value));
+        let fairest = pie_value.map_or_else(Vec::new, |pie| with(&|v| is_fairest(v, pie)));
+        OpeningsTable {
+            rules: rules.to_string(),
+            position: position.to_string(),
+            known,
+            pie_value,
+            best,
+            fairest,
+            openings,
+            source,
+            claimed_by: None,
+        }
+    }
+
+    /// The exact value, once known.
+    pub fn value(&self) -> Option<i32> {
+        self.known.value()
     }
 }
 

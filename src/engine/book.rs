@@ -7,55 +7,14 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
 
 use super::lines::Lines;
-use crate::answer::{Bounds, Mainline, Opening, PositionAnswer, Proven, Source, moves_best_first, wdl};
+use crate::answer::{Bounds, Mainline, Opening, OpeningsTable, PositionAnswer, Proven, Source, moves_best_first, wdl};
 use crate::board::Position;
 use crate::moves::Turn;
 use crate::notation::parse_position;
 use crate::results::ItemResult;
 use crate::rules::Rules;
-
-/// A start's openings: the value, the pie-rule value, and every first turn.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-pub struct StartTable {
-    /// The rules, as text that parses back.
-    pub rules: String,
-    /// The start position.
-    pub position: String,
-    /// The first player's exact value.
-    pub value: i32,
-    /// The first player's value when the opponent may swap after the first turn; none for a
-    /// table of a later position (the replies job's), where no swap is offered.
-    pub pie_value: Option<i32>,
-    /// The first turns reaching the value.
-    pub best: Vec<String>,
-    /// The first turns reaching the pie value: the fairest (none without a pie value).
-    pub fairest: Vec<String>,
-    /// Every first turn.
-    pub openings: Vec<Opening>,
-    /// The file given at run time whose claim the table is (none for a shipped one).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub claimed_by: Option<String>,
-}
-
-/// What checked proofs establish about a start whose openings are not all exact: its bounds and
-/// each first turn's, with the proofs behind each bound (a line of `kalah proof map`'s file).
-#[derive(Clone, Debug, Serialize)]
-pub struct StartMap {
-    /// The rules, as text that parses back.
-    pub rules: String,
-    /// The start position.
-    pub position: String,
-    /// The first player's value as far as it is proven.
-    #[serde(flatten)]
-    pub known: Proven,
-    /// Every first turn.
-    pub openings: Vec<Opening>,
-    /// Where it came from: checked proofs.
-    pub source: Source,
-}
 
 /// The name a proof from a result file given at run time is shown by: the file's claim, not
 /// checked by this program (`ge-6 (claimed by book/openings-4x4.jsonl, not checked here)`).
@@ -91,14 +50,14 @@ pub struct BookError {
 /// Starts and the positions of their first turn, with every move's value.
 #[derive(Debug, Default)]
 pub struct OpeningBook {
-    starts: HashMap<(Rules, Position), StartTable>,
+    starts: HashMap<(Rules, Position), OpeningsTable>,
     /// Every legal move's value at each position of a first turn, by house 0..m.
     moves: HashMap<(Rules, Position), Vec<(usize, i32)>>,
     /// What proofs establish at each position of a first turn of a start whose table is not
     /// complete (the openings map of `kalah proof map`), and at the position each turn leaves.
     bounded: HashMap<(Rules, Position), Bounded>,
     /// The starts those positions belong to.
-    maps: HashMap<(Rules, Position), StartMap>,
+    maps: HashMap<(Rules, Position), OpeningsTable>,
     /// The shipped perfect-play lines, from every position along them.
     lines: Lines,
     /// The lines of files given at run time: served as those files' claims, and never as bounds.
@@ -248,16 +207,10 @@ impl OpeningBook {
         let known = claims(record.proven());
         let mut at: HashMap<Position, Vec<(usize, Proven)>> = HashMap::new();
         let mut after_turns: HashMap<Position, Proven> = HashMap::new();
-        let mut map = StartMap {
-            rules: rules.to_string(),
-            position: start.to_string(),
-            known: known.clone(),
-            openings: Vec::new(),
-            source: if claimed_in.is_some() { Source::Claimed } else { Source::Proof },
-        };
+        let mut openings = Vec::new();
         for opening in &record.openings {
             let turn = claims(opening.known.clone());
-            map.openings.push(Opening::new(opening.turn.clone(), turn.clone()));
+            openings.push(Opening::new(opening.turn.clone(), turn.clone()));
             let (path, after) = turn_path(&rules, &start, &opening.turn)?;
             if !after.is_over(&rules) {
                 // After a first turn the other side moves, at the turn's value negated; a
@@ -279,6 +232,8 @@ impl OpeningBook {
             }
         }
         every_move_covered(&record.position, &at)?;
+        let source = if claimed_in.is_some() { Source::Claimed } else { Source::Proof };
+        let map = OpeningsTable::new(&rules, &start, known.clone(), openings, source);
         let rules = rules.for_values();
         for (position, moves) in at {
             let (_, first) = moves.first().ok_or("no openings")?;
@@ -329,19 +284,12 @@ impl OpeningBook {
         if value != record.value.unwrap_or(value) {
             return Err(format!("value {} is not the best opening's {value}", record.value.unwrap_or(value)));
         }
-        let pie_value = crate::answer::pie_value_at(&start, openings.iter().map(|(_, v)| *v));
-        let with = |keep: &dyn Fn(i32) -> bool| {
-            openings.iter().filter(|(_, v)| keep(*v)).map(|(turn, _)| turn.to_string()).collect()
-        };
-        let table = StartTable {
-            rules: rules.to_string(),
-            position: start.to_string(),
-            value,
-            pie_value,
-            best: with(&|v| v == value),
-            fairest: pie_value.map_or_else(Vec::new, |pie| with(&|v| crate::answer::is_fairest(v, pie))),
-            openings: openings.into_iter().map(|(turn, value)| Opening::exact(turn, value)).collect(),
+        let openings = openings.into_iter().map(|(turn, value)| Opening::exact(turn, value)).collect();
+        let known = Proven::unproven(Bounds::exact(value));
+        let source = if claimed_in.is_some() { Source::Claimed } else { Source::Book };
+        let table = OpeningsTable {
             claimed_by: claimed_in.map(str::to_string),
+            ..OpeningsTable::new(&rules, &start, known, openings, source)
         };
         let rules = rules.for_values();
         for (position, moves) in best_after {
@@ -356,22 +304,22 @@ impl OpeningBook {
     }
 
     /// The openings table of `start` under `rules`, if the book has it.
-    pub fn start(&self, rules: &Rules, start: &Position) -> Option<&StartTable> {
+    pub fn start(&self, rules: &Rules, start: &Position) -> Option<&OpeningsTable> {
         self.starts.get(&(rules.for_values(), *start))
     }
 
     /// Every start in the book.
-    pub fn starts(&self) -> impl Iterator<Item = &StartTable> {
+    pub fn starts(&self) -> impl Iterator<Item = &OpeningsTable> {
         self.starts.values()
     }
 
     /// What checked proofs establish about `start` under `rules`, if the book maps it.
-    pub fn start_map(&self, rules: &Rules, start: &Position) -> Option<&StartMap> {
+    pub fn start_map(&self, rules: &Rules, start: &Position) -> Option<&OpeningsTable> {
         self.maps.get(&(rules.for_values(), *start))
     }
 
     /// Every start the book maps by proofs.
-    pub fn start_maps(&self) -> impl Iterator<Item = &StartMap> {
+    pub fn start_maps(&self) -> impl Iterator<Item = &OpeningsTable> {
         self.maps.values()
     }
 
@@ -476,7 +424,13 @@ mod tests {
             let start = parse_position(&table.position).unwrap();
             let Some(line) = book.mainline(&rules, &start) else { continue };
             lines += 1;
-            assert_eq!((line.value, line.source), (table.value, Source::Book), "{} {}", table.rules, table.position);
+            assert_eq!(
+                (line.value, line.source),
+                (table.value().unwrap(), Source::Book),
+                "{} {}",
+                table.rules,
+                table.position
+            );
             let first: Vec<String> = line.text.split(" | ").map(|turn| turn[2..].to_string()).collect();
             assert!(
                 table.best.contains(&first[0]),
@@ -486,7 +440,8 @@ mod tests {
                 table.best
             );
             // The tables of the replies job start with North to move, and value the mover's side.
-            let south_value = if start.to_move() == Side::South { table.value } else { -table.value };
+            let value = table.value().unwrap();
+            let south_value = if start.to_move() == Side::South { value } else { -value };
             assert!(line.game_over && line.south_margin == Some(south_value), "{}", table.rules);
         }
         assert!(lines >= 12, "seven 6x4 lines, five 6x5 lines and the 6x5 reply lines ship: {lines}");
@@ -510,7 +465,7 @@ mod tests {
                 let (turn, value) = (opening.turn.to_string(), opening.value().unwrap());
                 let (_, after) = opening.turn.path(&rules, &start).unwrap();
                 if let Some(replies) = book.start(&rules, &after) {
-                    assert_eq!(replies.value, -value, "{rules}, after {turn}: the replies' table");
+                    assert_eq!(replies.value(), Some(-value), "{rules}, after {turn}: the replies' table");
                     assert!(replies.pie_value.is_none() && replies.fairest.is_empty(), "no swap after the first turn");
                     tables += 1;
                 }
@@ -560,7 +515,7 @@ mod tests {
         let start = Position::start(4, 2).unwrap();
         let table = book.start(&rules, &start).unwrap();
         assert!(table.claimed_by.as_ref().is_some_and(|file| file.ends_with("openings-4x2.jsonl")));
-        assert_eq!(table.value, solver.value(&start));
+        assert_eq!(table.value(), Some(solver.value(&start)));
         assert_eq!(table.pie_value, crate::answer::pie_value(table.openings.iter().map(|o| o.value().unwrap())));
         // The start and every position reached within South's first turn.
         let mut positions = vec![start];
@@ -620,8 +575,8 @@ mod tests {
         // The shipped tables load, with the published values of Kalah(6,4) and (6,5).
         let book = OpeningBook::shipped().unwrap();
         let empty_capture: Rules = "empty-capture".parse().unwrap();
-        assert_eq!(book.start(&empty_capture, &Position::start(6, 5).unwrap()).unwrap().value, 12);
-        assert_eq!(book.start(&Rules::STANDARD, &Position::start(6, 4).unwrap()).unwrap().value, 8);
+        assert_eq!(book.start(&empty_capture, &Position::start(6, 5).unwrap()).unwrap().value(), Some(12));
+        assert_eq!(book.start(&Rules::STANDARD, &Position::start(6, 4).unwrap()).unwrap().value(), Some(8));
         assert_eq!(book.answer(&empty_capture, &Position::start(6, 4).unwrap()).unwrap().value, 10);
         // Kalah(6,6) from the proofs' map: standard exact, its moves bounded; the first turns of
         // empty capture +2, its opening 2 proven best (first turns proven since may join it).
@@ -705,8 +660,8 @@ mod tests {
             }
         }
         assert_eq!(
-            OpeningBook::shipped().unwrap().start(&bga, &Position::start(6, 4).unwrap()).map(|t| t.value),
-            book.start(&bga, &Position::start(6, 4).unwrap()).map(|t| t.value)
+            OpeningBook::shipped().unwrap().start(&bga, &Position::start(6, 4).unwrap()).map(OpeningsTable::value),
+            book.start(&bga, &Position::start(6, 4).unwrap()).map(OpeningsTable::value)
         );
         assert!(OpeningBook::shipped().unwrap().start(&bga, &Position::start(6, 4).unwrap()).is_some());
     }

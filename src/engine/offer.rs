@@ -43,16 +43,12 @@ struct OfferedStart {
     rules: String,
     position: String,
     value: Option<i32>,
+    /// The bounds proofs give it (`lower`, `upper`), for a start the proofs map.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    bounds: Option<ProvenBounds>,
-}
-
-/// The bounds proofs give a start, and their source.
-#[derive(Clone, Debug, Serialize)]
-struct ProvenBounds {
-    #[serde(flatten)]
-    bounds: Bounds,
-    source: Source,
+    bounds: Option<Bounds>,
+    /// Where those bounds come from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<Source>,
 }
 
 impl Offer {
@@ -70,14 +66,16 @@ impl Offer {
         let tables = index.book().starts().map(|table| OfferedStart {
             rules: table.rules.clone(),
             position: table.position.clone(),
-            value: Some(table.value),
+            value: table.value(),
             bounds: None,
+            source: None,
         });
         let maps = index.book().start_maps().map(|map| OfferedStart {
             rules: map.rules.clone(),
             position: map.position.clone(),
             value: map.known.value(),
-            bounds: Some(ProvenBounds { bounds: map.known.bounds, source: map.source }),
+            bounds: Some(map.known.bounds),
+            source: Some(map.source),
         });
         let mut openings: Vec<OfferedStart> = tables.chain(maps).collect();
         openings.sort_by(|a, b| (&a.position, &a.rules).cmp(&(&b.position, &b.rules)));
