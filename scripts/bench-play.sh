@@ -2,7 +2,8 @@
 # How fast the engine plays perfect play's side of a game, as the board plays it against a person
 # (issue "Kalah(6,6) to play and to study"): starts `kalah serve` on 127.0.0.1 over DB (built up
 # to MAX_SEEDS seeds when missing), then plays GAMES games of START under RULES, the engine as
-# South (the first player) against a random North (seeded, so runs repeat), and prints every
+# ENGINE (south, the first player, or north) against a random other side (seeded, so runs
+# repeat), and prints every
 # engine move's seconds and how it was chosen, then the median and the worst:
 #   proven     a move the position's answer proves best (the book, the database, a search, or
 #              exact bounds from the proofs)
@@ -10,12 +11,12 @@
 #              bound, or the bound the engine's last move kept
 #   searched   past the proofs' leaves, a move /api/v1/keeping-move proved by search to keep it
 #   estimate   none proven within TIME_LIMIT: the best by the estimates, NOT proven
-# Once a move is proven to keep a bound, the engine's next turn (North's moves cannot lower it)
+# Once a move is proven to keep a bound, the engine's next turn (the other side cannot lower it)
 # asks /keeping-move for a move that keeps it again: zero-window tests, not the position's value.
-# The first player never falls below the proven value while every move is proven, keeps or
-# searched. A benchmark, not a test: it needs minutes to hours.
+# The engine never falls below the proven value while every move is proven, keeps or searched. A benchmark, not a test: it needs minutes to hours.
 #   scripts/bench-play.sh                                    # 6x6 standard, 5 games, 32 seeds
 #   START=6x5 MAX_SEEDS=24 GAMES=5 scripts/bench-play.sh
+#   ENGINE=north MAX_SEEDS=24 scripts/bench-play.sh          # the engine as the second player
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,8 @@ DB=${DB:-data/db}
 MAX_SEEDS=${MAX_SEEDS:-32}
 TIME_LIMIT=${TIME_LIMIT:-30}
 SEED=${SEED:-1}
+ENGINE=${ENGINE:-south}
+[[ "$ENGINE" == south || "$ENGINE" == north ]] || { echo "ENGINE=$ENGINE: south or north" >&2; exit 2; }
 
 [[ "$START" =~ ^([0-9]+)x([0-9]+)$ ]] || { echo "START=$START: expected MxN, e.g. 6x6" >&2; exit 2; }
 houses=${BASH_REMATCH[1]}
@@ -46,10 +49,13 @@ for _ in $(seq 900); do grep -q http "$out/address" 2>/dev/null && break; sleep 
 url=$(grep -o 'http://[^ ]*' "$out/address" | head -1)
 [[ -n "$url" ]] || { echo "the server did not start: $(cat "$out/log")" >&2; exit 1; }
 
-python3 - "$url" "$START" "$RULES" "$GAMES" "$SEED" "$MAX_SEEDS" <<'EOF'
+python3 - "$url" "$START" "$RULES" "$GAMES" "$SEED" "$MAX_SEEDS" "$ENGINE" <<'EOF'
 import json, random, statistics, sys, time, urllib.error, urllib.parse, urllib.request
 
 url, start, rules, games, seed, max_seeds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+engine = sys.argv[7]
+letter = "S" if engine == "south" else "N"
+other = "North" if engine == "south" else "South"
 rng = random.Random(seed)
 
 def get(endpoint, position, **more):
@@ -97,25 +103,25 @@ times, hows = [], {}
 for game in range(games):
     status, moves = get("moves", start)
     position = moves["position"]
-    kept = None  # what the engine's last move kept for South
+    kept = None  # what the engine's last move kept for its side
     while True:
         status, moves = get("moves", position)
         legal = moves["moves"]
         if not legal:
             break
-        if moves["to_move"] == "south":
+        if moves["to_move"] == engine:
             clock = time.monotonic()
             move, how, kept = engine_move(position, kept)
             seconds = time.monotonic() - clock
             times.append(seconds)
             hows[how] = hows.get(how, 0) + 1
-            print(f"game {game + 1}: S {move} {how} {seconds:.2f} s  ({position})", flush=True)
+            print(f"game {game + 1}: {letter} {move} {how} {seconds:.2f} s  ({position})", flush=True)
         else:
             move = rng.choice(legal)["move"]
         position = next(m["position"] for m in legal if m["move"] == move)
     print(f"game {game + 1} over: {position}", flush=True)
 times.sort()
-print(f"{start} {rules}, {max_seeds}-seed database, {games} games against a random North (seed {seed}): "
+print(f"{start} {rules}, {max_seeds}-seed database, {games} games, the engine as {engine}, against a random {other} (seed {seed}): "
       f"{len(times)} engine moves, median {statistics.median(times):.2f} s, worst {times[-1]:.2f} s; "
       + ", ".join(f"{n} {how}" for how, n in sorted(hows.items())))
 EOF

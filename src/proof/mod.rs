@@ -232,6 +232,15 @@ pub fn spec_path(dir: &Path) -> PathBuf {
     dir.join("proof.toml")
 }
 
+/// Every proof directory under `root` (those with a `proof.toml`), by name.
+pub(crate) fn proof_dirs(root: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(root) else { return Vec::new() };
+    let mut dirs: Vec<PathBuf> =
+        entries.filter_map(|entry| entry.ok().map(|e| e.path())).filter(|path| spec_path(path).is_file()).collect();
+    dirs.sort();
+    dirs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

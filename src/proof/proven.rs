@@ -137,21 +137,10 @@ fn transcripts(dir: &Path) -> Result<Vec<String>, String> {
     paths.iter().map(|path| read(path).map_err(|err| format!("{}: {err}", path.display()))).collect()
 }
 
-/// Every proof directory under `root` (those with a `proof.toml`), by name.
-pub(crate) fn proof_dirs(root: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(root) else { return Vec::new() };
-    let mut dirs: Vec<PathBuf> = entries
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| super::spec_path(path).is_file())
-        .collect();
-    dirs.sort();
-    dirs
-}
-
 /// Every proof under `root` that counts, and each other one with why it does not.
 pub fn checked_proofs(root: &Path) -> (Vec<CheckedProof>, Vec<(PathBuf, Uncounted)>) {
     let (mut checked, mut left_out) = (Vec::new(), Vec::new());
-    for dir in proof_dirs(root) {
+    for dir in super::proof_dirs(root) {
         match checked_proof(&dir) {
             Ok(proof) => checked.push(proof),
             Err(why) => left_out.push((dir, why)),

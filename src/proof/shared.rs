@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::log::{Record, SettledBy, read_records};
-use super::proven::proof_dirs;
+use super::proof_dirs;
 use super::{Bound, Claim, ProofError, Spec};
 use crate::board::Position;
 use crate::notation::parse_position;
