@@ -7,11 +7,13 @@
 # A benchmark, not a test: about 1.4 G nodes, 10 to 20 minutes on 2 cores.
 #   scripts/bench-proof-miniature.sh
 #   THREADS=1 DB=/tmp/db24 scripts/bench-proof-miniature.sh
+#   TASK_NODES=5000000 scripts/bench-proof-miniature.sh     # another task budget, same baseline
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DB=${DB:-target/bench-db24}
 THREADS=${THREADS:-2}
+TASK_NODES=${TASK_NODES:-20000000}
 
 cargo build --release -q -p solver-cli
 kalah=target/release/kalah
@@ -24,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 # miniature NAME RULES CLAIM BASELINE_NODES BASELINE_EXPANDED_NODES
 miniature() {
     local dir=$work/$1
-    "$kalah" proof new "$dir" --start 6x5 --rules "$2" --claim "$3" --task-nodes 20000000 >/dev/null
+    "$kalah" proof new "$dir" --start 6x5 --rules "$2" --claim "$3" --task-nodes "$TASK_NODES" >/dev/null
     local clock=$SECONDS
     "$kalah" proof run "$dir" --db "$DB" --threads "$THREADS" --table-mb 1024 --no-share >/dev/null 2>&1
     "$kalah" proof status "$dir" --json | python3 -c '
