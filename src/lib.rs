@@ -73,7 +73,7 @@ pub mod search;
 pub mod shard;
 pub mod solve;
 
-pub use answer::{Analysis, Mainline, Opening, PositionReport, StartReport};
+pub use answer::{Mainline, Opening, OpeningsTable, PositionReport, StartReport};
 pub use board::{Outcome, Position, Side};
 pub use database::Database;
 pub use engine::book::OpeningBook;

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use crate::answer::Analysis;
+use crate::answer::OpeningsTable;
 use crate::board::{KeyHasher, MAX_SEEDS, Position};
 use crate::moves::{Turn, first_turns};
 use crate::rules::Rules;
@@ -135,7 +135,7 @@ impl Solver {
 }
 
 /// Solves `position` exactly: the value for the side to move and of every first turn.
-pub fn analyse(solver: &mut Solver, position: &Position) -> Analysis {
+pub fn analyse(solver: &mut Solver, position: &Position) -> OpeningsTable {
     analyse_with_progress(solver, position, |_, _| {})
 }
 
@@ -144,9 +144,8 @@ pub(crate) fn analyse_with_progress(
     solver: &mut Solver,
     position: &Position,
     mut progress: impl FnMut(usize, usize),
-) -> Analysis {
+) -> OpeningsTable {
     let rules = *solver.rules();
-    let nodes_before = solver.nodes();
     let turns = first_turns(&rules, position);
     progress(0, turns.len());
     let openings: Vec<(Turn, i32)> = turns
@@ -158,7 +157,7 @@ pub(crate) fn analyse_with_progress(
             opening
         })
         .collect();
-    Analysis::new(&rules, position, openings, solver.nodes() - nodes_before)
+    OpeningsTable::solved(&rules, position, openings)
 }
 
 #[cfg(test)]
@@ -181,11 +180,17 @@ mod tests {
         let plain = analyse(&mut Solver::new(Rules::EMPTY_CAPTURE).unwrap(), &start);
         let pie_rules = Rules { pie: true, ..Rules::EMPTY_CAPTURE };
         let pie = analyse(&mut Solver::new(pie_rules).unwrap(), &start);
-        assert_eq!(plain.value, 8);
+        assert_eq!(plain.value(), Some(8));
         let fairest = plain.openings.iter().map(|o| o.value().unwrap().abs()).min().unwrap();
-        assert_eq!(pie.value, -fairest);
-        assert!(pie.value <= 0);
-        assert!(pie.best().iter().all(|o| o.value().unwrap().abs() == fairest));
+        assert_eq!(pie.value(), Some(-fairest));
+        assert!(pie.value() <= Some(0));
+        let reaching = pie.reaching(&pie_rules);
+        assert!(
+            pie.openings
+                .iter()
+                .filter(|o| reaching.contains(&o.turn.to_string()))
+                .all(|o| o.value().unwrap().abs() == fairest)
+        );
     }
 
     #[test]

@@ -167,7 +167,7 @@ fn analysis_openings_match_the_reference_solver() {
     for rules in [Rules::STANDARD, Rules { pie: true, ..Rules::EMPTY_CAPTURE }] {
         let reference = kalah::solve::analyse(&mut Solver::new(rules).unwrap(), &start);
         let analysis = Search::new(rules, None, &parallel()).unwrap().analyse(&start, |_, _| {}).unwrap();
-        assert_eq!(analysis.value, reference.value, "{rules}");
+        assert_eq!(analysis.value(), reference.value(), "{rules}");
         assert_eq!(analysis.openings, reference.openings, "{rules}");
         assert_eq!(analysis.pie_value, reference.pie_value, "{rules}");
     }

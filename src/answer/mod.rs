@@ -23,39 +23,6 @@ use crate::board::{Position, Side};
 use crate::moves::Turn;
 use crate::rules::Rules;
 
-/// A solved position: its value and the exact value of every first turn.
-#[derive(Debug, Clone, Serialize)]
-pub struct Analysis {
-    /// Exact value for the side to move, stores included.
-    pub value: i32,
-    /// Every first turn with its exact value, in [`first_turns`](crate::moves::first_turns) order.
-    pub openings: Vec<Opening>,
-    /// Under the pie rule: what the first player can force when the opponent swaps sides
-    /// whenever that is better for the opponent (`None` when the pie rule is off).
-    pub pie_value: Option<i32>,
-    /// Positions expanded.
-    pub nodes: u64,
-}
-
-impl Analysis {
-    /// The analysis of `position` under `rules` from each first turn's exact value for its
-    /// player: the value is the best opening's, or under the pie rule the pie value.
-    pub fn new(rules: &Rules, position: &Position, turns: Vec<(Turn, i32)>, nodes: u64) -> Analysis {
-        let value = turns.iter().map(|(_, v)| *v).max().unwrap_or_else(|| position.final_margin(rules));
-        let pie_value = rules.pie.then(|| pie_value(turns.iter().map(|(_, v)| *v)).unwrap_or(value));
-        let openings = turns.into_iter().map(|(turn, value)| Opening::exact(turn, value)).collect();
-        Analysis { value: pie_value.unwrap_or(value), openings, pie_value, nodes }
-    }
-
-    /// The openings that reach the value: the best ones, or under the pie rule the fairest.
-    pub fn best(&self) -> Vec<&Opening> {
-        match self.pie_value {
-            Some(pie) => self.openings.iter().filter(|o| o.value().is_some_and(|v| is_fairest(v, pie))).collect(),
-            None => self.openings.iter().filter(|o| o.value() == Some(self.value)).collect(),
-        }
-    }
-}
-
 /// A start solved by search, as `kalah solve --json` reports it.
 #[derive(Debug, Clone, Serialize)]
 pub struct StartReport {
@@ -73,13 +40,13 @@ pub struct StartReport {
     pub value: i32,
     /// [`wdl`] of the value.
     pub wdl: &'static str,
-    /// The openings that reach the value ([`Analysis::best`]); `None` where the openings were
+    /// The openings that reach the value ([`OpeningsTable::reaching`]); `None` where the openings were
     /// not solved (`kalah solve --no-openings`).
     pub best: Option<Vec<String>>,
     /// Every first turn with its exact value for the first player; `None` where they were not
     /// solved.
     pub openings: Option<Vec<Opening>>,
-    /// Under the pie rule, what the first player can force ([`Analysis::pie_value`]).
+    /// Under the pie rule, what the first player can force ([`OpeningsTable::pie_value`]).
     pub pie_value: Option<i32>,
     /// A perfect-play line from the start, a turn an entry.
     pub principal_variation: Vec<String>,
@@ -107,14 +74,15 @@ pub struct DatabaseUsed {
 }
 
 impl StartReport {
-    /// The report of `analysis` of `start` under `rules`, with its perfect `line`.
-    pub fn new(rules: &Rules, start: &Position, analysis: &Analysis, line: &[Turn]) -> StartReport {
+    /// The report of `start` under `rules` solved by search (`table`, every opening exact),
+    /// with its perfect `line`.
+    pub fn new(rules: &Rules, start: &Position, table: &OpeningsTable, line: &[Turn]) -> StartReport {
+        let value = table.value().expect("a solved table's value is exact");
         StartReport {
-            best: Some(analysis.best().iter().map(|o| o.turn.to_string()).collect()),
-            openings: Some(analysis.openings.clone()),
-            pie_value: analysis.pie_value,
-            nodes: analysis.nodes,
-            ..StartReport::line_only(rules, start, analysis.value, line)
+            best: Some(table.reaching(rules).to_vec()),
+            openings: Some(table.openings.clone()),
+            pie_value: rules.pie.then(|| table.pie_value.unwrap_or(value)),
+            ..StartReport::line_only(rules, start, value, line)
         }
     }
 

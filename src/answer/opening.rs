@@ -125,7 +125,12 @@ impl OpeningsTable {
         source: Source,
     ) -> OpeningsTable {
         let exact: Option<Vec<i32>> = openings.iter().map(Opening::value).collect();
-        let pie_value = exact.and_then(|values| pie_value_at(position, values));
+        // Under the pie rule a table is the pie game's, wherever it starts (a later position
+        // solved under it is solved as the start of such a game).
+        let pie_value = match rules.pie {
+            true => exact.and_then(pie_value),
+            false => exact.and_then(|values| pie_value_at(position, values)),
+        };
         let with = |keep: &dyn Fn(i32) -> bool| -> Vec<String> {
             openings.iter().filter(|o| o.value().is_some_and(keep)).map(|o| o.turn.to_string()).collect()
         };
@@ -144,9 +149,28 @@ impl OpeningsTable {
         }
     }
 
+    /// The table of `position` under `rules` solved by search (`source`), from each first
+    /// turn's exact value for its player, in [`first_turns`](crate::moves::first_turns) order:
+    /// the value is the best turn's (the final margin where there is none), under the pie rule
+    /// the pie value.
+    pub fn solved(rules: &Rules, position: &Position, turns: Vec<(Turn, i32)>) -> OpeningsTable {
+        let best = turns.iter().map(|(_, v)| *v).max().unwrap_or_else(|| position.final_margin(rules));
+        let value = match rules.pie {
+            true => pie_value(turns.iter().map(|(_, v)| *v)).unwrap_or(best),
+            false => best,
+        };
+        let openings = turns.into_iter().map(|(turn, value)| Opening::exact(turn, value)).collect();
+        OpeningsTable::new(rules, position, Proven::unproven(Bounds::exact(value)), openings, Source::Search)
+    }
+
     /// The exact value, once known.
     pub fn value(&self) -> Option<i32> {
         self.known.value()
+    }
+
+    /// The first turns that reach the value: the best, or under the pie rule the fairest.
+    pub fn reaching(&self, rules: &Rules) -> &[String] {
+        if rules.pie { &self.fairest } else { &self.best }
     }
 }
 

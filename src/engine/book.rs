@@ -7,7 +7,6 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-
 use super::lines::Lines;
 use crate::answer::{Bounds, Mainline, Opening, OpeningsTable, PositionAnswer, Proven, Source, moves_best_first, wdl};
 use crate::board::Position;

@@ -5,7 +5,7 @@
 //! every first turn's value ([`Search::analyse`]). Each asks only what it needs: a value is one
 //! MTD(f) run, every move's value one run a move, a line one zero-window test a move along it.
 
-use crate::answer::Analysis;
+use crate::answer::OpeningsTable;
 use crate::board::Position;
 use crate::moves::{MoveEffect, first_turns};
 
@@ -159,9 +159,8 @@ impl<'db> Search<'db> {
         &mut self,
         position: &Position,
         mut progress: impl FnMut(usize, usize),
-    ) -> Result<Analysis, SearchError> {
+    ) -> Result<OpeningsTable, SearchError> {
         self.check_houses(position)?;
-        let nodes_before = self.stats.nodes;
         let turns = first_turns(&self.rules, position);
         progress(0, turns.len());
         let mut openings = Vec::with_capacity(turns.len());
@@ -172,6 +171,6 @@ impl<'db> Search<'db> {
             openings.push((moves.clone(), -(after.margin() + board_value)));
             progress(i + 1, turns.len());
         }
-        Ok(Analysis::new(&self.rules, position, openings, self.stats.nodes - nodes_before))
+        Ok(OpeningsTable::solved(&self.rules, position, openings))
     }
 }
