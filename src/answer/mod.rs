@@ -23,35 +23,25 @@ use crate::board::{Position, Side};
 use crate::moves::Turn;
 use crate::rules::Rules;
 
-/// A start solved by search, as `kalah solve --json` reports it.
+/// A start solved by search, as `kalah solve` reports it: its openings table, a perfect line and
+/// the work it took. Serialised (`kalah solve --json`) as `rules`, `rule_dimensions`, `start`,
+/// `houses`, `to_move`, `value` and `wdl`, `best` and `openings` (null where the openings were
+/// not solved), `pie_value` (under the pie rule), `principal_variation`, `full_play_margin` and
+/// the work.
 #[derive(Debug, Clone, Serialize)]
+#[serde(into = "StartReportFields")]
 pub struct StartReport {
-    /// The rules' text.
-    pub rules: String,
-    /// The rules, dimension by dimension.
-    pub rule_dimensions: Rules,
+    /// The rules.
+    pub rules: Rules,
     /// The start.
     pub start: Position,
-    /// Houses a side.
-    pub houses: usize,
-    /// The side to move: the first player.
-    pub to_move: Side,
-    /// Exact value for the first player, stores included (under the pie rule, the pie value).
-    pub value: i32,
-    /// [`wdl`] of the value.
-    pub wdl: &'static str,
-    /// The openings that reach the value ([`OpeningsTable::reaching`]); `None` where the openings were
-    /// not solved (`kalah solve --no-openings`).
-    pub best: Option<Vec<String>>,
-    /// Every first turn with its exact value for the first player; `None` where they were not
-    /// solved.
-    pub openings: Option<Vec<Opening>>,
-    /// Under the pie rule, what the first player can force ([`OpeningsTable::pie_value`]).
-    pub pie_value: Option<i32>,
+    /// Its openings: every first turn exact once solved; none, and the value alone, where they
+    /// were not (`kalah solve --no-openings`; under the pie rule the value is then plain play's).
+    pub table: OpeningsTable,
+    /// Whether the first turns were solved.
+    pub openings_solved: bool,
     /// A perfect-play line from the start, a turn an entry.
     pub principal_variation: Vec<String>,
-    /// Values are margins of full play (also where the rules end a game early).
-    pub full_play_margin: bool,
     /// The database searched over.
     pub database: Option<DatabaseUsed>,
     /// Positions expanded.
@@ -62,6 +52,55 @@ pub struct StartReport {
     pub table_mb: usize,
     /// Seconds it took.
     pub seconds: f64,
+}
+
+/// [`StartReport`] as its JSON gives it.
+#[derive(Serialize)]
+struct StartReportFields {
+    rules: String,
+    rule_dimensions: Rules,
+    start: Position,
+    houses: usize,
+    to_move: Side,
+    value: i32,
+    wdl: &'static str,
+    best: Option<Vec<String>>,
+    openings: Option<Vec<Opening>>,
+    pie_value: Option<i32>,
+    principal_variation: Vec<String>,
+    /// Values are margins of full play (also where the rules end a game early).
+    full_play_margin: bool,
+    database: Option<DatabaseUsed>,
+    nodes: u64,
+    probes: u64,
+    table_mb: usize,
+    seconds: f64,
+}
+
+impl From<StartReport> for StartReportFields {
+    fn from(report: StartReport) -> StartReportFields {
+        let value = report.value();
+        let solved = report.openings_solved;
+        StartReportFields {
+            rules: report.rules.to_string(),
+            rule_dimensions: report.rules,
+            start: report.start,
+            houses: report.start.houses(),
+            to_move: report.start.to_move(),
+            value,
+            wdl: wdl(value),
+            best: solved.then(|| report.best().to_vec()),
+            pie_value: report.pie_value(),
+            openings: solved.then_some(report.table.openings),
+            principal_variation: report.principal_variation,
+            full_play_margin: true,
+            database: report.database,
+            nodes: report.nodes,
+            probes: report.probes,
+            table_mb: report.table_mb,
+            seconds: report.seconds,
+        }
+    }
 }
 
 /// The database a search probed.
@@ -76,38 +115,44 @@ pub struct DatabaseUsed {
 impl StartReport {
     /// The report of `start` under `rules` solved by search (`table`, every opening exact),
     /// with its perfect `line`.
-    pub fn new(rules: &Rules, start: &Position, table: &OpeningsTable, line: &[Turn]) -> StartReport {
-        let value = table.value().expect("a solved table's value is exact");
+    pub fn new(rules: &Rules, start: &Position, table: OpeningsTable, line: &[Turn]) -> StartReport {
         StartReport {
-            best: Some(table.reaching(rules).to_vec()),
-            openings: Some(table.openings.clone()),
-            pie_value: rules.pie.then(|| table.pie_value.unwrap_or(value)),
-            ..StartReport::line_only(rules, start, value, line)
-        }
-    }
-
-    /// The report of `start`'s `value` under `rules` and a perfect `line`, its openings not
-    /// solved.
-    pub fn line_only(rules: &Rules, start: &Position, value: i32, line: &[Turn]) -> StartReport {
-        StartReport {
-            rules: rules.to_string(),
-            rule_dimensions: *rules,
+            rules: *rules,
             start: *start,
-            houses: start.houses(),
-            to_move: start.to_move(),
-            value,
-            wdl: wdl(value),
-            best: None,
-            openings: None,
-            pie_value: None,
+            table,
+            openings_solved: true,
             principal_variation: line.iter().map(Turn::to_string).collect(),
-            full_play_margin: true,
             database: None,
             nodes: 0,
             probes: 0,
             table_mb: 0,
             seconds: 0.0,
         }
+    }
+
+    /// The report of `start`'s `value` under `rules` and a perfect `line`, its openings not
+    /// solved.
+    pub fn line_only(rules: &Rules, start: &Position, value: i32, line: &[Turn]) -> StartReport {
+        let table =
+            OpeningsTable::new(rules, start, Proven::unproven(Bounds::exact(value)), Vec::new(), Source::Search);
+        StartReport { openings_solved: false, ..StartReport::new(rules, start, table, line) }
+    }
+
+    /// Exact value for the first player, stores included (under the pie rule, once the openings
+    /// are solved, the pie value).
+    pub fn value(&self) -> i32 {
+        self.table.value().expect("a solved start's value is exact")
+    }
+
+    /// The openings that reach the value ([`OpeningsTable::reaching`]): none where they were not
+    /// solved.
+    pub fn best(&self) -> &[String] {
+        self.table.reaching(&self.rules)
+    }
+
+    /// Under the pie rule, what the first player can force, once the openings are solved.
+    pub fn pie_value(&self) -> Option<i32> {
+        (self.rules.pie && self.openings_solved).then(|| self.table.pie_value.unwrap_or(self.value()))
     }
 }
 

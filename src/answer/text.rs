@@ -96,7 +96,7 @@ impl StartReport {
     /// pie rule the fairest) openings and every opening's value (beyond [`OPENINGS_LISTED`],
     /// unless `all`, their count by value), a perfect line, and the work it took.
     pub fn text(&self, all: bool) -> String {
-        let rules = &self.rule_dimensions;
+        let rules = &self.rules;
         let mut text = format!("{}, rules {rules}\n", describe_start(&self.start));
         text += &self.openings_text(rules, all);
         text += &format!("principal variation: {}\n", self.principal_variation.join(" | "));
@@ -112,9 +112,9 @@ impl StartReport {
 
     /// The value and the openings of [`StartReport::text`].
     fn openings_text(&self, rules: &Rules, all: bool) -> String {
-        let mover = self.to_move.name();
+        let mover = self.start.to_move().name();
         let mut text = String::new();
-        let value = self.value;
+        let value = self.value();
         let outcome = match value.signum() {
             1 => format!("{mover} wins by {value}"),
             -1 => format!("{mover} loses by {}", -value),
@@ -122,9 +122,10 @@ impl StartReport {
         };
         let rule = if rules.pie { " under the pie rule" } else { "" };
         text += &format!("value {} for {mover}{rule}: {outcome}\n", signed(value));
-        let (Some(best), Some(openings)) = (&self.best, &self.openings) else {
+        if !self.openings_solved {
             return text + "openings not solved (--no-openings)\n";
-        };
+        }
+        let (best, openings) = (self.best(), &self.table.openings);
         let label = if rules.pie { "fairest openings" } else { "best openings" };
         let count = openings.len();
         if all || count <= OPENINGS_LISTED {

@@ -277,7 +277,7 @@ impl Prepared {
         };
         let line: Vec<Turn> = search.principal_variation(start)?.iter().map(|turn| Turn::from_indices(turn)).collect();
         let report = match analysis {
-            Some(analysis) => StartReport::new(&self.rules, start, &analysis, &line),
+            Some(table) => StartReport::new(&self.rules, start, table, &line),
             None => {
                 // The line's search left the start's value in the table: read back at once.
                 let value = match start.is_over(&self.rules) {
