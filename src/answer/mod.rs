@@ -144,10 +144,10 @@ impl StartReport {
         self.table.value().expect("a solved start's value is exact")
     }
 
-    /// The openings that reach the value ([`OpeningsTable::reaching`]): none where they were not
-    /// solved.
+    /// The openings that reach the value (under the pie rule the fairest): none where they were
+    /// not solved.
     pub fn best(&self) -> &[String] {
-        self.table.reaching(&self.rules)
+        &self.table.best
     }
 
     /// Under the pie rule, what the first player can force, once the openings are solved.

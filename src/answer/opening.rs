@@ -102,7 +102,8 @@ pub struct OpeningsTable {
     /// The first player's value when the opponent may swap after the first turn: at a start
     /// whose every turn is exact (none for a later position, where no swap is offered).
     pub pie_value: Option<i32>,
-    /// The first turns reaching the value (once it is exact).
+    /// The first turns reaching the value (once it is exact): under the pie rule, whose value
+    /// is the pie value, the fairest.
     pub best: Vec<String>,
     /// The first turns reaching the pie value: the fairest (none without a pie value).
     pub fairest: Vec<String>,
@@ -134,8 +135,12 @@ impl OpeningsTable {
         let with = |keep: &dyn Fn(i32) -> bool| -> Vec<String> {
             openings.iter().filter(|o| o.value().is_some_and(keep)).map(|o| o.turn.to_string()).collect()
         };
-        let best = known.value().map_or_else(Vec::new, |value| with(&|v| v == value));
         let fairest = pie_value.map_or_else(Vec::new, |pie| with(&|v| is_fairest(v, pie)));
+        let best = match (rules.pie, known.value()) {
+            (true, _) => fairest.clone(),
+            (false, Some(value)) => with(&|v| v == value),
+            (false, None) => Vec::new(),
+        };
         OpeningsTable {
             rules: rules.to_string(),
             position: position.to_string(),
@@ -166,11 +171,6 @@ impl OpeningsTable {
     /// The exact value, once known.
     pub fn value(&self) -> Option<i32> {
         self.known.value()
-    }
-
-    /// The first turns that reach the value: the best, or under the pie rule the fairest.
-    pub fn reaching(&self, rules: &Rules) -> &[String] {
-        if rules.pie { &self.fairest } else { &self.best }
     }
 }
 
