@@ -63,21 +63,19 @@ impl Offer {
             .iter()
             .map(|db| OfferedDatabase { rules: db.rules().to_string(), houses: db.houses(), max_seeds: db.max_seeds() })
             .collect();
-        let tables = index.book().starts().map(|table| OfferedStart {
-            rules: table.rules.clone(),
-            position: table.position.clone(),
-            value: table.value(),
-            bounds: None,
-            source: None,
-        });
-        let maps = index.book().start_maps().map(|map| OfferedStart {
-            rules: map.rules.clone(),
-            position: map.position.clone(),
-            value: map.known.value(),
-            bounds: Some(map.known.bounds),
-            source: Some(map.source),
-        });
-        let mut openings: Vec<OfferedStart> = tables.chain(maps).collect();
+        // The book's exact tables name their value alone; the proofs' maps their bounds too.
+        let tables = index.book().starts().map(|table| (table, false));
+        let maps = index.book().start_maps().map(|map| (map, true));
+        let mut openings: Vec<OfferedStart> = tables
+            .chain(maps)
+            .map(|(table, mapped)| OfferedStart {
+                rules: table.rules.clone(),
+                position: table.position.clone(),
+                value: table.value(),
+                bounds: mapped.then_some(table.known.bounds),
+                source: mapped.then_some(table.source),
+            })
+            .collect();
         openings.sort_by(|a, b| (&a.position, &a.rules).cmp(&(&b.position, &b.rules)));
         Offer { rule_sets, databases, openings, time_limit: time_limit.as_secs_f64(), max_houses: MAX_HOUSES }
     }

@@ -4,8 +4,7 @@
 use std::path::Path;
 
 use super::{Compute, Job, JobError, Proofs, Task, TaskProven, io_error};
-use crate::answer::signed;
-use crate::answer::{Opening, Proven};
+use crate::answer::{Opening, Proven, signed};
 use crate::results::ItemResult;
 
 /// The result of item `index` of `job` if `proofs` settle it.

@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::Bound;
 use super::proven::{CheckedProof, ProvenBound, Uncounted};
-use crate::answer::Opening;
-use crate::answer::{Bounds, Proven, sorted_names};
+use crate::answer::{Bounds, Opening, Proven, sorted_names};
 use crate::board::Position;
 use crate::moves::first_turns;
 use crate::results::ItemResult;
