@@ -19,7 +19,7 @@ pub const MAX_BINS: usize = 2 * MAX_HOUSES + 2;
 pub const MAX_SEEDS: u32 = u8::MAX as u32;
 
 /// One of the two players. South moves first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Side {
     /// The first player, bins 1..=m and store m+1.

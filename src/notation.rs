@@ -359,6 +359,14 @@ impl serde::Serialize for Position {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for Position {
+    /// Read from its position text, checked as [`parse_position`] checks it.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Position, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        parse_position(&text).map_err(|err| serde::de::Error::custom(format!("position '{text}': {}", err.message)))
+    }
+}
+
 /// A drawing of the board as a player sees it: North's row on top (right to left from South's
 /// view), North's store on the left, South's store on the right.
 pub fn diagram(position: &Position) -> String {

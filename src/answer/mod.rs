@@ -7,7 +7,7 @@ mod opening;
 mod position;
 mod text;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use bounds::{Bounds, Proven, signed, sorted_names};
 pub use line::{LineMove, Mainline, ProvenLine, ProvenMove};
@@ -27,9 +27,11 @@ use crate::rules::Rules;
 /// the work it took. Serialised (`kalah solve --json`) as `rules`, `rule_dimensions`, `start`,
 /// `houses`, `to_move`, `value` and `wdl`, `best` and `openings` (null where the openings were
 /// not solved), `pie_value` (under the pie rule), `principal_variation`, `full_play_margin` and
-/// the work.
-#[derive(Debug, Clone, Serialize)]
-#[serde(into = "StartReportFields")]
+/// the work. Read back (the shipped perfect lines are such reports) only where its parts agree:
+/// the rules with their dimensions, the start with its size and side, the value with the
+/// openings, the best and the pie value they give.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(into = "StartReportFields", try_from = "StartReportFields")]
 pub struct StartReport {
     /// The rules.
     pub rules: Rules,
@@ -55,7 +57,7 @@ pub struct StartReport {
 }
 
 /// [`StartReport`] as its JSON gives it.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct StartReportFields {
     rules: String,
     rule_dimensions: Rules,
@@ -63,7 +65,7 @@ struct StartReportFields {
     houses: usize,
     to_move: Side,
     value: i32,
-    wdl: &'static str,
+    wdl: String,
     best: Option<Vec<String>>,
     openings: Option<Vec<Opening>>,
     pie_value: Option<i32>,
@@ -88,7 +90,7 @@ impl From<StartReport> for StartReportFields {
             houses: report.start.houses(),
             to_move: report.start.to_move(),
             value,
-            wdl: wdl(value),
+            wdl: wdl(value).to_string(),
             best: solved.then(|| report.best().to_vec()),
             pie_value: report.pie_value(),
             openings: solved.then_some(report.table.openings),
@@ -103,8 +105,54 @@ impl From<StartReport> for StartReportFields {
     }
 }
 
+impl TryFrom<StartReportFields> for StartReport {
+    type Error = String;
+    fn try_from(fields: StartReportFields) -> Result<StartReport, String> {
+        let rules: Rules = fields.rules.parse().map_err(|err| format!("rules '{}': {err}", fields.rules))?;
+        let start = fields.start;
+        if rules != fields.rule_dimensions {
+            return Err(format!("rules '{}' and rule_dimensions differ", fields.rules));
+        }
+        if fields.houses != start.houses() || fields.to_move != start.to_move() {
+            return Err(format!("houses {} and to_move {:?} are not those of {start}", fields.houses, fields.to_move));
+        }
+        if !fields.full_play_margin {
+            return Err("values that are not margins of full play".to_string());
+        }
+        let line_only = StartReport::line_only(&rules, &start, fields.value, &[]);
+        let (table, openings_solved) = match fields.openings {
+            Some(openings) => {
+                let exact: Option<Vec<(Turn, i32)>> =
+                    openings.into_iter().map(|o| Some((o.turn.clone(), o.value()?))).collect();
+                let exact = exact.ok_or("an opening that is not exact")?;
+                (OpeningsTable::solved(&rules, &start, exact), true)
+            }
+            None => (line_only.table, false),
+        };
+        let report = StartReport {
+            table,
+            openings_solved,
+            principal_variation: fields.principal_variation,
+            database: fields.database,
+            nodes: fields.nodes,
+            probes: fields.probes,
+            table_mb: fields.table_mb,
+            seconds: fields.seconds,
+            ..line_only
+        };
+        let agrees = report.value() == fields.value
+            && wdl(fields.value) == fields.wdl
+            && fields.best.as_deref().is_none_or(|best| best == report.best())
+            && report.pie_value() == fields.pie_value;
+        match agrees {
+            true => Ok(report),
+            false => Err(format!("value {} does not agree with its wdl, openings, best and pie value", fields.value)),
+        }
+    }
+}
+
 /// The database a search probed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DatabaseUsed {
     /// Its directory.
     pub dir: std::path::PathBuf,
@@ -211,5 +259,43 @@ mod tests {
         let names: Vec<String> = (1..=7).map(|n| n.to_string()).collect();
         assert_eq!(first_few(&names, 3), "1, 2, 3 and 4 more");
         assert_eq!(first_few(&names[..2], 3), "1, 2");
+    }
+
+    /// A solved Kalah(2,1) (first turns `1 2` worth +1 and `2` worth -1 for South, by hand) and
+    /// the same value with its openings not solved, each under the pie rule and not.
+    fn reports() -> Vec<StartReport> {
+        let start = Position::start(2, 1).unwrap();
+        let turns = vec![("1 2".parse().unwrap(), 1), ("2".parse().unwrap(), -1)];
+        let line: Vec<Turn> = vec!["1 2".parse().unwrap()];
+        [Rules::STANDARD, Rules { pie: true, ..Rules::STANDARD }]
+            .into_iter()
+            .flat_map(|rules| {
+                let solved =
+                    StartReport::new(&rules, &start, OpeningsTable::solved(&rules, &start, turns.clone()), &line);
+                [solved, StartReport::line_only(&rules, &start, 1, &line)]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_start_report_reads_back_as_it_was_written_and_refuses_parts_that_disagree() {
+        for report in reports() {
+            let json = serde_json::to_string(&report).unwrap();
+            let read: StartReport = serde_json::from_str(&json).unwrap();
+            assert_eq!(serde_json::to_string(&read).unwrap(), json);
+        }
+        let pie = serde_json::to_string(&reports()[2]).unwrap();
+        assert!(pie.contains(r#""value":-1"#) && pie.contains(r#""best":["1 2","2"]"#), "{pie}");
+        for (from, to) in [
+            (r#""value":-1"#, r#""value":1"#),
+            (r#""best":["1 2","2"]"#, r#""best":["2"]"#),
+            (r#""houses":2"#, r#""houses":3"#),
+            (r#""rules":"standard pie=on""#, r#""rules":"standard""#),
+            (r#""start":"1 1 0 1 1 0 S""#, r#""start":"1 1 0 1 1 0 N""#),
+            (r#""value":1,"lower":1,"upper":1"#, r#""value":null,"lower":1,"upper":2"#),
+        ] {
+            assert!(pie.contains(from), "{from} in {pie}");
+            assert!(serde_json::from_str::<StartReport>(&pie.replace(from, to)).is_err(), "{to}");
+        }
     }
 }

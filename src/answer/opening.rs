@@ -11,7 +11,8 @@ use crate::rules::Rules;
 /// A first turn (one move, or moves linked by extra turns) and what is known of its value for
 /// the side that plays it, with the proofs behind each bound. Serialised as `move` (the houses,
 /// `1 3`), `value` (once exact), `lower`, `upper`, and `lower_proofs` and `upper_proofs` where
-/// proofs give them.
+/// proofs give them. Read back also from `move` and `value` alone (an exact opening, as reports
+/// before bounds wrote it).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(into = "OpeningFields", try_from = "OpeningFields")]
 pub struct Opening {
@@ -27,8 +28,10 @@ struct OpeningFields {
     #[serde(rename = "move")]
     moves: String,
     value: Option<i32>,
-    lower: i32,
-    upper: i32,
+    #[serde(default)]
+    lower: Option<i32>,
+    #[serde(default)]
+    upper: Option<i32>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     lower_proofs: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -41,8 +44,8 @@ impl From<Opening> for OpeningFields {
         OpeningFields {
             moves: opening.turn.to_string(),
             value: bounds.value(),
-            lower: bounds.lower,
-            upper: bounds.upper,
+            lower: Some(bounds.lower),
+            upper: Some(bounds.upper),
             lower_proofs,
             upper_proofs,
         }
@@ -53,7 +56,10 @@ impl TryFrom<OpeningFields> for Opening {
     type Error = String;
     fn try_from(fields: OpeningFields) -> Result<Opening, String> {
         let turn = fields.moves.parse::<Turn>().map_err(|err| format!("opening '{}': {err}", fields.moves))?;
-        let bounds = Bounds { lower: fields.lower, upper: fields.upper };
+        let (Some(lower), Some(upper)) = (fields.lower.or(fields.value), fields.upper.or(fields.value)) else {
+            return Err(format!("opening '{}': neither a value nor bounds", fields.moves));
+        };
+        let bounds = Bounds { lower, upper };
         if bounds.lower > bounds.upper || fields.value.is_some_and(|v| bounds.value() != Some(v)) {
             return Err(format!(
                 "opening '{}': value {:?} and bounds {}..{} do not agree",
@@ -206,7 +212,10 @@ mod tests {
         assert_eq!(serde_json::from_str::<Opening>(&json).unwrap(), opening);
         let exact = Opening::exact("2".parse().unwrap(), -3);
         assert_eq!(serde_json::to_string(&exact).unwrap(), r#"{"move":"2","value":-3,"lower":-3,"upper":-3}"#);
+        let value_only = serde_json::from_str::<Opening>(r#"{"move":"2","value":-3}"#).unwrap();
+        assert_eq!(value_only, exact);
         for bad in [
+            r#"{"move":"1 3","value":null}"#,
             r#"{"move":"1 3","value":3,"lower":2,"upper":4}"#,
             r#"{"move":"1 3","value":null,"lower":5,"upper":4}"#,
             r#"{"move":"x","value":1,"lower":1,"upper":1}"#,

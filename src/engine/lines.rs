@@ -1,26 +1,15 @@
 //! Perfect-play lines shipped with the results (`data/results/lines-*.jsonl`, one `kalah solve
-//! --json` a line: its `start`, `rules`, `value` and `principal_variation`), served from every
-//! position along them with no search. A line is checked as it is read: every turn legal, the
+//! --json` a line, read as the [`StartReport`] it is: its rules, start, value and principal
+//! variation), served from every position along them with no search. A line is checked as it is read: every turn legal, the
 //! game over at its end, and the final margin the start's value; a line that fails is refused.
 
 use std::collections::HashMap;
 use std::str::FromStr;
 
-use serde::Deserialize;
-
+use crate::answer::StartReport;
 use crate::board::Position;
 use crate::moves::Turn;
-use crate::notation::parse_start;
 use crate::rules::Rules;
-
-/// A solve's report, as much of it as a line needs.
-#[derive(Deserialize)]
-struct SolvedLine {
-    rules: String,
-    start: String,
-    value: i32,
-    principal_variation: Vec<String>,
-}
 
 /// What the lines give at a position: its value for the side to move and the rest of the line,
 /// a turn an entry (houses 0..m; the first may be the rest of a turn begun before it).
@@ -41,15 +30,14 @@ impl Lines {
     pub fn add_text(&mut self, text: &str) -> Result<(), String> {
         for (number, line) in text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
             let failed = |message: String| format!("line {}: {message}", number + 1);
-            let solved: SolvedLine = serde_json::from_str(line).map_err(|err| failed(err.to_string()))?;
+            let solved: StartReport = serde_json::from_str(line).map_err(|err| failed(err.to_string()))?;
             self.add(&solved).map_err(failed)?;
         }
         Ok(())
     }
 
-    fn add(&mut self, solved: &SolvedLine) -> Result<(), String> {
-        let rules = Rules::from_str(&solved.rules).map_err(|err| format!("rules '{}': {err}", solved.rules))?;
-        let start = parse_start(&solved.start).map_err(|err| format!("start '{}': {err}", solved.start))?;
+    fn add(&mut self, solved: &StartReport) -> Result<(), String> {
+        let (rules, start) = (solved.rules, solved.start);
         // Every move as played: the position before it, its house, and where its turn began.
         let mut plies: Vec<(Position, usize, usize)> = Vec::new();
         let mut turns = Vec::new();
@@ -66,8 +54,8 @@ impl Lines {
             return Err(format!("the line ends at {position}, before the game does"));
         }
         let start_value = position.final_margin_for(&rules, start.to_move());
-        if start_value != solved.value {
-            return Err(format!("the line ends {start_value} for the first player, not the value {}", solved.value));
+        if start_value != solved.value() {
+            return Err(format!("the line ends {start_value} for the first player, not the value {}", solved.value()));
         }
         // From each position on, the rest of the line: the rest of the turn in play, then the
         // turns after it.
@@ -106,11 +94,9 @@ mod tests {
         .unwrap();
         let value = search.value(&start).unwrap();
         let turns = search.principal_variation(&start).unwrap();
-        let texts: Vec<String> = turns.iter().map(|t| Turn::from_indices(t).to_string()).collect();
-        let record = serde_json::json!({
-            "rules": "standard", "start": start.to_string(), "value": value, "principal_variation": texts,
-        });
-        (record.to_string(), value, turns)
+        let line: Vec<Turn> = turns.iter().map(|t| Turn::from_indices(t)).collect();
+        let report = StartReport::line_only(&rules, &start, value, &line);
+        (serde_json::to_string(&report).unwrap(), value, turns)
     }
 
     #[test]
