@@ -6,47 +6,120 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::answer::{Bounds, OPENINGS_LISTED, Opening, Proven, first_few, openings_by_value_text};
+use crate::answer::{
+    Bounds, OPENINGS_LISTED, Opening, OpeningsTable, Proven, Source, first_few, openings_by_value_text,
+};
+use crate::notation::parse_position;
+use crate::rules::Rules;
 
-/// A finished item, as written to the result files.
+/// A finished item of a job or a map: which item and what was computed, its openings table (what
+/// is known of the value, with the proofs behind it, and of each listed opening; the pie value
+/// and the best turns the table gives), the answer of a bound test, and the work. Serialised with
+/// the keys `job`, `item`, `rules`, `start`, `position`, `compute`, `value`, `lower`, `upper`,
+/// `lower_proofs` and `upper_proofs` (where proofs give them), `holds`, `pie_value`, `best`,
+/// `openings`, `nodes` and `seconds`; read back only where the value, the pie value and the best
+/// turns are those its openings give.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(into = "ItemResultFields", try_from = "ItemResultFields")]
 pub struct ItemResult {
     /// The job's name.
     pub job: String,
     /// The item's number in the job file.
     pub item: usize,
-    /// The rules, in the form that parses back.
-    pub rules: String,
     /// The start as the job file gives it.
     pub start: String,
-    /// The position.
-    pub position: String,
     /// What was computed.
     pub compute: String,
-    /// The exact value for the side to move, when computed.
-    pub value: Option<i32>,
-    /// Proven bounds on the value (of the listed openings, when the item restricts them).
-    pub lower: i32,
-    /// See `lower`.
-    pub upper: i32,
-    /// The proof directories `lower` rests on, where proofs give it (`kalah proof map`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub lower_proofs: Vec<String>,
-    /// The proof directories `upper` rests on.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub upper_proofs: Vec<String>,
+    /// What is known of the position and its openings (of the listed ones, when the item
+    /// restricts them); read back, its source is the proofs where it names any, else the book.
+    pub table: OpeningsTable,
     /// The answer of a bound test.
     pub holds: Option<bool>,
-    /// The first player's value under the pie rule (openings items).
-    pub pie_value: Option<i32>,
-    /// The openings reaching the value (openings items).
-    pub best: Vec<String>,
-    /// Every opening searched, with what is proven about it.
-    pub openings: Vec<Opening>,
     /// Nodes over all runs.
     pub nodes: u64,
     /// Seconds over all runs.
     pub seconds: f64,
+}
+
+/// [`ItemResult`] as a result file's line gives it.
+#[derive(Serialize, Deserialize)]
+struct ItemResultFields {
+    job: String,
+    item: usize,
+    rules: String,
+    start: String,
+    position: String,
+    compute: String,
+    value: Option<i32>,
+    lower: i32,
+    upper: i32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    lower_proofs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    upper_proofs: Vec<String>,
+    holds: Option<bool>,
+    pie_value: Option<i32>,
+    best: Vec<String>,
+    openings: Vec<Opening>,
+    nodes: u64,
+    seconds: f64,
+}
+
+impl From<ItemResult> for ItemResultFields {
+    fn from(result: ItemResult) -> ItemResultFields {
+        let OpeningsTable { rules, position, known, pie_value, best, openings, .. } = result.table;
+        ItemResultFields {
+            job: result.job,
+            item: result.item,
+            rules,
+            start: result.start,
+            position,
+            compute: result.compute,
+            value: known.value(),
+            lower: known.bounds.lower,
+            upper: known.bounds.upper,
+            lower_proofs: known.lower_proofs,
+            upper_proofs: known.upper_proofs,
+            holds: result.holds,
+            pie_value,
+            best,
+            openings,
+            nodes: result.nodes,
+            seconds: result.seconds,
+        }
+    }
+}
+
+impl TryFrom<ItemResultFields> for ItemResult {
+    type Error = String;
+    fn try_from(fields: ItemResultFields) -> Result<ItemResult, String> {
+        let rules: Rules = fields.rules.parse().map_err(|err| format!("rules '{}': {err}", fields.rules))?;
+        let position = parse_position(&fields.position).map_err(|err| err.message)?;
+        let bounds = Bounds { lower: fields.lower, upper: fields.upper };
+        if bounds.lower > bounds.upper || fields.value.is_some_and(|v| bounds.value() != Some(v)) {
+            return Err(format!("value {:?} and bounds {bounds:?} do not agree", fields.value));
+        }
+        let known = Proven::new(bounds, fields.lower_proofs, fields.upper_proofs);
+        let proofs_named = !known.proofs().is_empty() || fields.openings.iter().any(|o| !o.known.proofs().is_empty());
+        let source = if proofs_named { Source::Proof } else { Source::Book };
+        let table = OpeningsTable::new(&rules, &position, known, fields.openings, source);
+        if (&table.best, table.pie_value) != (&fields.best, fields.pie_value) {
+            return Err(format!(
+                "best {:?} and pie value {:?} are not what its openings give ({:?}, {:?})",
+                fields.best, fields.pie_value, table.best, table.pie_value
+            ));
+        }
+        Ok(ItemResult {
+            job: fields.job,
+            item: fields.item,
+            start: fields.start,
+            compute: fields.compute,
+            table,
+            holds: fields.holds,
+            nodes: fields.nodes,
+            seconds: fields.seconds,
+        })
+    }
 }
 
 /// A result file that could not be written: which, and what the system said.
@@ -60,15 +133,6 @@ pub struct ResultFileError {
 }
 
 impl ItemResult {
-    /// What the line says is proven of the value, with the proofs behind it.
-    pub fn proven(&self) -> Proven {
-        Proven::new(
-            Bounds { lower: self.lower, upper: self.upper },
-            self.lower_proofs.clone(),
-            self.upper_proofs.clone(),
-        )
-    }
-
     /// The result lines of a `.jsonl` result file's `text` (blank lines skipped); the error names
     /// the first line that is not one.
     pub fn parse_lines(text: &str) -> Result<Vec<ItemResult>, String> {
@@ -83,43 +147,44 @@ impl ItemResult {
     /// value with its parts joined by `separator`. `None` when the openings are few enough to
     /// list.
     pub fn openings_summary(&self, separator: &str) -> Option<(String, String)> {
-        if self.openings.len() <= OPENINGS_LISTED {
+        let openings = &self.table.openings;
+        if openings.len() <= OPENINGS_LISTED {
             return None;
         }
-        let exact = self.openings.iter().filter_map(Opening::value);
-        let unsettled = self.openings.iter().filter(|o| o.value().is_none()).count();
-        let mut summary =
-            format!("{} openings by value: {}", self.openings.len(), openings_by_value_text(exact, separator));
+        let exact = openings.iter().filter_map(Opening::value);
+        let unsettled = openings.iter().filter(|o| o.value().is_none()).count();
+        let mut summary = format!("{} openings by value: {}", openings.len(), openings_by_value_text(exact, separator));
         if unsettled > 0 {
             summary += &format!("{separator}{unsettled} not settled");
         }
-        Some((first_few(&self.best, 5), summary))
+        Some((first_few(&self.table.best, 5), summary))
     }
 }
 
 /// The CSV form of a result: openings as `move: value` pairs separated by `; `, or, beyond
 /// [`OPENINGS_LISTED`] of them, their count by value (the JSON lines list every one).
 fn csv_row(result: &ItemResult, total: u32) -> Vec<String> {
+    let table = &result.table;
     let opt = |v: Option<i32>| v.map_or(String::new(), |v| v.to_string());
     let (openings, best) = match result.openings_summary("; ") {
         Some((best, summary)) => (summary, best),
         None => {
             let openings: Vec<String> =
-                result.openings.iter().map(|o| format!("{}: {}", o.turn, o.bounds().text(total))).collect();
-            (openings.join("; "), result.best.join("; "))
+                table.openings.iter().map(|o| format!("{}: {}", o.turn, o.bounds().text(total))).collect();
+            (openings.join("; "), table.best.join("; "))
         }
     };
     vec![
         result.job.clone(),
         result.item.to_string(),
-        result.rules.clone(),
+        table.rules.clone(),
         result.start.clone(),
         result.compute.clone(),
-        opt(result.value),
-        result.lower.to_string(),
-        result.upper.to_string(),
+        opt(table.value()),
+        table.known.bounds.lower.to_string(),
+        table.known.bounds.upper.to_string(),
         result.holds.map_or(String::new(), |h| h.to_string()),
-        opt(result.pie_value),
+        opt(table.pie_value),
         best,
         openings,
         result.nodes.to_string(),
@@ -191,4 +256,35 @@ fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
     let mut name = stem.as_os_str().to_owned();
     name.push(suffix);
     PathBuf::from(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every committed result line reads back and writes again byte for byte, and a line whose
+    /// best turns or pie value are not its openings' is refused.
+    #[test]
+    fn the_committed_result_lines_read_back_and_write_the_same_bytes() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/results");
+        let mut lines = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if !name.starts_with("openings-") || !name.ends_with(".jsonl") || name.ends_with(".tasks.jsonl") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (result, line) in ItemResult::parse_lines(&text).unwrap().iter().zip(text.lines()) {
+                assert_eq!(serde_json::to_string(result).unwrap(), line, "{name}");
+                lines += 1;
+            }
+        }
+        assert!(lines >= 10, "{lines} lines");
+        let text = std::fs::read_to_string(dir.join("openings-6x4.jsonl")).unwrap();
+        let line = text.lines().next().unwrap();
+        assert!(line.contains(r#""pie_value":0,"#), "{line}");
+        assert!(ItemResult::parse_lines(&line.replace(r#""pie_value":0,"#, r#""pie_value":2,"#)).is_err());
+        assert!(ItemResult::parse_lines(&line.replace(r#""best":["3 6"]"#, r#""best":["1"]"#)).is_err());
+    }
 }

@@ -83,19 +83,21 @@ fn tables_say_what_the_map_says(
     let map = std::fs::read_to_string(repository().join(file)).unwrap();
     let mut rule_sets = Vec::new();
     for line in map.lines() {
-        let start: ItemResult = serde_json::from_str(line).unwrap();
+        let start = serde_json::from_str::<ItemResult>(line).unwrap().table;
         let rules = &start.rules;
         let total = parse_position(&start.position).unwrap().total_seeds() as i32;
+        let (bounds, lower_proofs, upper_proofs) =
+            (start.known.bounds, &start.known.lower_proofs, &start.known.upper_proofs);
         let (heading, rows) = table_after(section, &format!("**{rules}**:"));
         let expected_heading = format!(
             "**{rules}**: the start {} ({} and {}).",
-            worded(start.lower, start.upper, total),
-            named(&start.lower_proofs),
-            named(&start.upper_proofs)
+            worded(bounds.lower, bounds.upper, total),
+            named(lower_proofs),
+            named(upper_proofs)
         );
         assert_eq!(heading, expected_heading, "{file}: the {rules} start");
-        assert_checked(&start.lower_proofs);
-        assert_checked(&start.upper_proofs);
+        assert_checked(lower_proofs);
+        assert_checked(upper_proofs);
         assert_eq!(rows.len(), start.openings.len(), "{file}, {rules}: one row per first turn");
         for (row, opening) in rows.iter().zip(&start.openings) {
             let turn = &opening.turn.to_string();

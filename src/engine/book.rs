@@ -173,14 +173,15 @@ impl OpeningBook {
         if record.compute != "openings" {
             return Ok(());
         }
-        let rules: Rules = record.rules.parse().map_err(|err| format!("{err}"))?;
-        let start = parse_position(&record.position).map_err(|err| err.message)?;
+        let table = &record.table;
+        let rules: Rules = table.rules.parse().map_err(|err| format!("{err}"))?;
+        let start = parse_position(&table.position).map_err(|err| err.message)?;
         let exact: Option<Vec<(Turn, i32)>> =
-            record.openings.iter().map(|o| Some((o.turn.clone(), o.value()?))).collect();
+            table.openings.iter().map(|o| Some((o.turn.clone(), o.value()?))).collect();
         // A map of checked proofs stays one once every turn is exact: its answers name the proofs.
-        let from_proofs = !record.lower_proofs.is_empty() || !record.upper_proofs.is_empty();
+        let from_proofs = !table.known.proofs().is_empty();
         match exact {
-            Some(openings) if record.value.is_some() && !from_proofs => {
+            Some(openings) if table.value().is_some() && !from_proofs => {
                 self.add_exact(record, rules, start, openings, claimed_in)
             }
             _ => self.add_bounded(record, rules, start, claimed_in),
@@ -203,11 +204,11 @@ impl OpeningBook {
             }
             None => known,
         };
-        let known = claims(record.proven());
+        let known = claims(record.table.known.clone());
         let mut at: HashMap<Position, Vec<(usize, Proven)>> = HashMap::new();
         let mut after_turns: HashMap<Position, Proven> = HashMap::new();
         let mut openings = Vec::new();
-        for opening in &record.openings {
+        for opening in &record.table.openings {
             let turn = claims(opening.known.clone());
             openings.push(Opening::new(opening.turn.clone(), turn.clone()));
             let (path, after) = turn_path(&rules, &start, &opening.turn)?;
@@ -230,7 +231,7 @@ impl OpeningBook {
                 }
             }
         }
-        every_move_covered(&record.position, &at)?;
+        every_move_covered(&record.table.position, &at)?;
         let source = if claimed_in.is_some() { Source::Claimed } else { Source::Proof };
         let map = OpeningsTable::new(&rules, &start, known.clone(), openings, source);
         let rules = rules.for_values();
@@ -278,10 +279,11 @@ impl OpeningBook {
                 }
             }
         }
-        every_move_covered(&record.position, &best_after)?;
+        every_move_covered(&record.table.position, &best_after)?;
         let value = openings.iter().map(|(_, v)| *v).max().ok_or("no openings")?;
-        if value != record.value.unwrap_or(value) {
-            return Err(format!("value {} is not the best opening's {value}", record.value.unwrap_or(value)));
+        let claimed_value = record.table.value().unwrap_or(value);
+        if value != claimed_value {
+            return Err(format!("value {claimed_value} is not the best opening's {value}"));
         }
         let openings = openings.into_iter().map(|(turn, value)| Opening::exact(turn, value)).collect();
         let known = Proven::unproven(Bounds::exact(value));
@@ -377,8 +379,6 @@ mod tests {
     use super::*;
     use crate::board::Side;
 
-    const START_4X2: &str = "2 2 2 2 0 2 2 2 2 0 S";
-
     /// The openings table of Kalah(4,2) as a result line, from the plain solver.
     fn result_line(rules: &Rules) -> String {
         let start = Position::start(4, 2).unwrap();
@@ -389,23 +389,14 @@ mod tests {
             .map(|(turn, after)| Opening::exact(turn.clone(), -solver.value(after)))
             .collect();
         let value = solver.value(&start);
-        let best = openings.iter().filter(|o| o.value() == Some(value)).map(|o| o.turn.to_string()).collect();
+        let known = Proven::unproven(Bounds::exact(value));
         let result = ItemResult {
             job: "openings-4x2".to_string(),
             item: 1,
-            rules: rules.to_string(),
             start: "4x2".to_string(),
-            position: START_4X2.to_string(),
             compute: "openings".to_string(),
-            value: Some(value),
-            lower: value,
-            upper: value,
-            lower_proofs: Vec::new(),
-            upper_proofs: Vec::new(),
+            table: OpeningsTable::new(rules, &start, known, openings, Source::Book),
             holds: None,
-            pie_value: None,
-            best,
-            openings,
             nodes: 0,
             seconds: 0.0,
         };
@@ -546,18 +537,29 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let line = result_line(&Rules::STANDARD);
         let path = dir.path().join("openings-4x2.jsonl");
-        // A wrong value for the start.
+        // A wrong value for the start: refused as read (its bounds say otherwise), and, with
+        // bounds and best turns to match, by the book (its openings say otherwise).
         let mut record: serde_json::Value = serde_json::from_str(&line).unwrap();
-        record["value"] = serde_json::json!(record["value"].as_i64().unwrap() + 2);
+        let line_value = record["value"].clone();
+        let wrong = serde_json::json!(line_value.as_i64().unwrap() + 2);
+        record["value"] = wrong.clone();
+        std::fs::write(&path, format!("{record}\n")).unwrap();
+        assert!(OpeningBook::load(dir.path()).unwrap_err().message.contains("do not agree"));
+        (record["lower"], record["upper"], record["best"]) = (wrong.clone(), wrong, serde_json::json!([]));
         std::fs::write(&path, format!("{record}\n")).unwrap();
         assert!(OpeningBook::load(dir.path()).unwrap_err().message.contains("best opening"));
-        // An opening left out.
+        // An opening left out (not a best one), the pie value its fellows give.
         let mut record: serde_json::Value = serde_json::from_str(&line).unwrap();
-        record["openings"].as_array_mut().unwrap().pop();
+        let openings = record["openings"].as_array_mut().unwrap();
+        let worse = openings.iter().rposition(|o| o["value"] != line_value).unwrap();
+        openings.remove(worse);
+        let pie = openings.iter().map(|o| -o["value"].as_i64().unwrap().abs()).max();
+        record["pie_value"] = serde_json::json!(pie);
         std::fs::write(&path, format!("{record}\n")).unwrap();
         assert!(OpeningBook::load(dir.path()).unwrap_err().message.contains("leave out"));
-        // An opening not yet settled: the table is skipped, not refused.
+        // An opening not yet settled (so no pie value): the table is skipped, not refused.
         let mut record: serde_json::Value = serde_json::from_str(&line).unwrap();
+        record["pie_value"] = serde_json::Value::Null;
         record["openings"][0]["value"] = serde_json::Value::Null;
         record["openings"][0]["lower"] = serde_json::json!(-16);
         std::fs::write(&path, format!("{record}\n")).unwrap();

@@ -4,71 +4,57 @@
 use std::path::Path;
 
 use super::{Compute, Job, JobError, Proofs, Task, TaskProven, io_error};
-use crate::answer::{Opening, Proven, signed};
+use crate::answer::{Bounds, Opening, OpeningsTable, Proven, Source, signed};
+use crate::moves::Turn;
 use crate::results::ItemResult;
 
-/// The result of item `index` of `job` if `proofs` settle it.
+/// The result of item `index` of `job` if `proofs` settle it: an openings item's table as a
+/// search's solve gives it (under the pie rule its value is the pie value).
 pub(crate) fn item_result(job: &Job, index: usize, tasks: &[Task], proofs: &Proofs) -> Option<ItemResult> {
     let item = &job.items[index];
     let mine: Vec<(&Task, TaskProven)> =
         tasks.iter().filter(|t| t.item == index).map(|t| (t, proofs.known(t))).collect();
-    let total = item.position.total_seeds();
-    let mut result = ItemResult {
+    let openings: Vec<(Turn, Bounds)> =
+        mine.iter().filter_map(|(task, known)| Some((task.opening.clone()?, known.bounds))).collect();
+    // The position's value is the best opening's (an item's one task's, when it asks the value).
+    let bounds = match item.compute {
+        Compute::Value => mine.first().map(|(_, known)| known.bounds).filter(|b| b.value().is_some())?,
+        _ => Bounds {
+            lower: mine.iter().map(|(_, k)| k.bounds.lower).max()?,
+            upper: mine.iter().map(|(_, k)| k.bounds.upper).max()?,
+        },
+    };
+    // Whether the value is at least `n`, once the bounds settle it.
+    let at_least = |n: i32| match (bounds.lower >= n, bounds.upper < n) {
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => None,
+    };
+    let holds = match item.compute {
+        Compute::AtLeast(n) => Some(at_least(n)?),
+        Compute::AtMost(n) => Some(!at_least(n + 1)?),
+        Compute::Openings | Compute::Value => None,
+    };
+    let table = match item.compute {
+        Compute::Openings => {
+            let exact: Option<Vec<(Turn, i32)>> = openings.into_iter().map(|(t, b)| Some((t, b.value()?))).collect();
+            OpeningsTable::solved(&item.rules, &item.position, exact?)
+        }
+        Compute::Value | Compute::AtLeast(_) | Compute::AtMost(_) => {
+            let openings = openings.into_iter().map(|(turn, b)| Opening::new(turn, Proven::unproven(b))).collect();
+            OpeningsTable::new(&item.rules, &item.position, Proven::unproven(bounds), openings, Source::Search)
+        }
+    };
+    Some(ItemResult {
         job: job.name.clone(),
         item: item.number,
-        rules: item.rules.to_string(),
         start: item.start.clone(),
-        position: item.position.to_string(),
         compute: item.compute.to_string(),
-        value: None,
-        lower: -(total as i32),
-        upper: total as i32,
-        lower_proofs: Vec::new(),
-        upper_proofs: Vec::new(),
-        holds: None,
-        pie_value: None,
-        best: Vec::new(),
-        openings: Vec::new(),
+        table,
+        holds,
         nodes: mine.iter().map(|(_, k)| k.nodes).sum(),
         seconds: mine.iter().map(|(_, k)| k.seconds).sum(),
-    };
-    for (task, known) in &mine {
-        if let Some(moves) = &task.opening {
-            result.openings.push(Opening::new(moves.clone(), Proven::unproven(known.bounds)));
-        }
-    }
-    if item.compute == Compute::Value {
-        let known = mine.first()?.1.bounds;
-        result.value = Some(known.value()?);
-        (result.lower, result.upper) = (known.lower, known.upper);
-        return Some(result);
-    }
-    // The position's value is the best opening's.
-    result.lower = mine.iter().map(|(_, k)| k.bounds.lower).max()?;
-    result.upper = mine.iter().map(|(_, k)| k.bounds.upper).max()?;
-    let holds = |n: i32| {
-        if result.lower >= n {
-            Some(true)
-        } else if result.upper < n {
-            Some(false)
-        } else {
-            None
-        }
-    };
-    match item.compute {
-        Compute::AtLeast(n) => result.holds = Some(holds(n)?),
-        Compute::AtMost(n) => result.holds = Some(!holds(n + 1)?),
-        Compute::Openings | Compute::Value => {
-            let values: Option<Vec<i32>> = mine.iter().map(|(_, k)| k.bounds.value()).collect();
-            let values = values?;
-            let value = *values.iter().max()?;
-            result.value = Some(value);
-            result.pie_value = crate::answer::pie_value_at(&item.position, values.iter().copied());
-            result.best =
-                result.openings.iter().filter(|o| o.value() == Some(value)).map(|o| o.turn.to_string()).collect();
-        }
-    }
-    Some(result)
+    })
 }
 
 /// Whether the item's question is settled already, so that its other tasks can be skipped (a
@@ -98,28 +84,26 @@ pub(crate) fn write_results(stem: &Path, job: &Job, results: &[ItemResult]) -> R
 pub fn results_text(job: &Job, results: &[ItemResult], all: bool) -> String {
     let settled = format!("{} of {} items settled", results.len(), job.items.len());
     let mut text = format!("{settled}\n");
-    let rules_width = results.iter().map(|r| r.rules.len()).max().unwrap_or(0);
+    let rules_width = results.iter().map(|r| r.table.rules.len()).max().unwrap_or(0);
     for result in results {
         let item = &job.items[result.item - 1];
-        let answer = match (item.compute, result.holds, result.value) {
-            (Compute::AtLeast(_) | Compute::AtMost(_), Some(holds), _) => {
-                let bounds = crate::answer::Bounds { lower: result.lower, upper: result.upper };
-                format!(
-                    "{} (value {})",
-                    if holds { "holds" } else { "fails" },
-                    bounds.text(item.position.total_seeds())
-                )
-            }
+        let table = &result.table;
+        let answer = match (item.compute, result.holds, table.value()) {
+            (Compute::AtLeast(_) | Compute::AtMost(_), Some(holds), _) => format!(
+                "{} (value {})",
+                if holds { "holds" } else { "fails" },
+                table.known.bounds.text(item.position.total_seeds())
+            ),
             (_, _, Some(value)) => signed(value),
             _ => "?".to_string(),
         };
         text += &format!(
             "  item {:>3}  {:<rules_width$} {:<6} {:<12} {answer}",
-            result.item, result.rules, result.start, result.compute
+            result.item, table.rules, result.start, result.compute
         );
         let summary = result.openings_summary(", ").filter(|_| !all);
-        if let Some(pie) = result.pie_value {
-            let best = summary.as_ref().map_or_else(|| result.best.join(", "), |(best, _)| best.clone());
+        if let Some(pie) = table.pie_value {
+            let best = summary.as_ref().map_or_else(|| table.best.join(", "), |(best, _)| best.clone());
             text += &format!("  best {best}; pie rule {}", signed(pie));
         }
         text += &format!("  ({} nodes, {:.1} s)\n", result.nodes, result.seconds);
@@ -127,7 +111,7 @@ pub fn results_text(job: &Job, results: &[ItemResult], all: bool) -> String {
             let openings = match summary {
                 Some((_, summary)) => format!("{summary} (--all lists every one, --json and the .jsonl file too)"),
                 None => {
-                    let openings: Vec<String> = result
+                    let openings: Vec<String> = table
                         .openings
                         .iter()
                         .map(|o| format!("{} {}", o.turn, o.value().map_or("?".into(), signed)))

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::Bound;
 use super::proven::{CheckedProof, ProvenBound, Uncounted};
-use crate::answer::{Bounds, Opening, Proven, sorted_names};
+use crate::answer::{Bounds, Opening, OpeningsTable, Proven, Source, sorted_names};
 use crate::board::Position;
 use crate::moves::first_turns;
 use crate::results::ItemResult;
@@ -62,11 +62,12 @@ pub fn opening_map_of(
 ) -> Result<ItemResult, String> {
     let bounds: Vec<ProvenBound> = proofs.iter().flat_map(|p| p.bounds.iter().cloned()).collect();
     let mut result = opening_map(rules, start, name, &bounds)?;
-    let used: BTreeSet<&String> = result
+    let table = &result.table;
+    let used: BTreeSet<&String> = table
         .openings
         .iter()
         .flat_map(|o| o.known.lower_proofs.iter().chain(&o.known.upper_proofs))
-        .chain(result.lower_proofs.iter().chain(&result.upper_proofs))
+        .chain(table.known.lower_proofs.iter().chain(&table.known.upper_proofs))
         .collect();
     // Summed in the order of the proofs' names, not the order they were read in (a directory's),
     // so that the same proofs always give the same seconds, to the last bit of the result files.
@@ -110,24 +111,13 @@ fn opening_map(
             known.lower_proofs, known.upper_proofs
         ));
     }
-    let value = known.value();
-    let exact: Option<Vec<i32>> = openings.iter().map(Opening::value).collect();
     Ok(ItemResult {
         job: job.to_string(),
         item,
-        rules: rules.to_string(),
         start: start_name.to_string(),
-        position: start.to_string(),
         compute: "openings".to_string(),
-        value,
-        lower: known.bounds.lower,
-        upper: known.bounds.upper,
-        lower_proofs: known.lower_proofs,
-        upper_proofs: known.upper_proofs,
+        table: OpeningsTable::new(rules, start, known, openings, Source::Proof),
         holds: None,
-        pie_value: exact.and_then(crate::answer::pie_value),
-        best: openings.iter().filter(|o| value.is_some() && o.value() == value).map(|o| o.turn.to_string()).collect(),
-        openings,
         nodes: 0,
         seconds: 0.0,
     })
@@ -148,14 +138,17 @@ pub fn lock_map(stem: &Path) -> Result<crate::lock::FileLock, String> {
 /// lock from before they read the proofs until this returns.
 pub fn write_map(stem: &Path, result: ItemResult) -> Result<(), String> {
     let mut results = crate::results::read_result_file(stem)?;
-    match results.iter_mut().find(|r| r.rules == result.rules && r.position == result.position) {
+    match results
+        .iter_mut()
+        .find(|r| (&r.table.rules, &r.table.position) == (&result.table.rules, &result.table.position))
+    {
         Some(line) => *line = result,
         None => results.push(result),
     }
     for (i, line) in results.iter_mut().enumerate() {
         line.item = i + 1;
     }
-    let total = |r: &ItemResult| crate::notation::parse_position(&r.position).map_or(0, |p| p.total_seeds());
+    let total = |r: &ItemResult| crate::notation::parse_position(&r.table.position).map_or(0, |p| p.total_seeds());
     crate::results::write_result_files(stem, &results, total).map_err(|err| err.to_string())
 }
 
@@ -211,10 +204,10 @@ mod tests {
         let mut bounds: Vec<ProvenBound> = turns.iter().map(|(_, after)| bound(after, ">= -1", "all")).collect();
         // One turn is at least +1 for South: the start too, and that turn is exact.
         bounds.push(bound(&turns[0].1, "<= -1", "one"));
-        let map = opening_map(&rules, &start, name, &bounds).unwrap();
-        assert_eq!((map.value, map.lower, map.upper), (Some(1), 1, 1));
+        let map = opening_map(&rules, &start, name, &bounds).unwrap().table;
+        assert_eq!((map.value(), map.known.bounds), (Some(1), Bounds::exact(1)));
         assert_eq!(
-            (map.lower_proofs.clone(), map.upper_proofs.clone()),
+            (map.known.lower_proofs.clone(), map.known.upper_proofs.clone()),
             (vec!["one".to_string()], vec!["all".to_string()])
         );
         assert_eq!(map.openings[0].value(), Some(1));
@@ -227,8 +220,8 @@ mod tests {
         // Bounds under other rules say nothing here.
         let other: Vec<ProvenBound> =
             bounds.iter().map(|b| ProvenBound { rules: "empty-capture".parse().unwrap(), ..b.clone() }).collect();
-        let map = opening_map(&rules, &start, name, &other).unwrap();
-        assert_eq!((map.value, map.lower, map.upper), (None, -16, 16));
+        let map = opening_map(&rules, &start, name, &other).unwrap().table;
+        assert_eq!((map.value(), map.known.bounds), (None, Bounds { lower: -16, upper: 16 }));
         // The cost is that of the proofs the map rests on, no other's.
         let proof = |dir: &str, bounds: Vec<ProvenBound>, nodes: u64| CheckedProof {
             dir: dir.to_string(),
@@ -240,7 +233,7 @@ mod tests {
         let one = proof("one", vec![bound(&turns[0].1, "<= -1", "one")], 200);
         let idle = proof("idle", vec![bound(&turns[0].1, "<= 3", "idle")], 30);
         let map = opening_map_of(&rules, &start, name, &[&all, &one, &idle]).unwrap();
-        assert_eq!((map.value, map.nodes, map.seconds), (Some(1), 1_200, 1_200.0));
+        assert_eq!((map.table.value(), map.nodes, map.seconds), (Some(1), 1_200, 1_200.0));
         // The same proofs read in another order cost the same, to the last bit.
         let (mut all, mut one) = (all, one);
         (all.seconds, one.seconds) = (1e16, 1.0);
@@ -275,7 +268,7 @@ mod tests {
         });
         let text = std::fs::read_to_string(crate::results::jsonl_path(&stem)).unwrap();
         let mut positions: Vec<String> =
-            text.lines().map(|line| serde_json::from_str::<ItemResult>(line).unwrap().position).collect();
+            text.lines().map(|line| serde_json::from_str::<ItemResult>(line).unwrap().table.position).collect();
         positions.sort();
         let mut expected: Vec<String> = (1..=8).map(|s| Position::start(4, s).unwrap().to_string()).collect();
         expected.sort();

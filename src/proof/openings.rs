@@ -125,7 +125,7 @@ pub fn drive(
     let map = loop {
         let (map, not_counted) =
             remap(rules, &drive.start, drive.start_name, (drive.proofs, false), drive.stem).map_err(DriveError::Map)?;
-        let open = map.openings.iter().zip(&turns).find(|(o, (turn, _))| o.value().is_none() && chosen(turn));
+        let open = map.table.openings.iter().zip(&turns).find(|(o, (turn, _))| o.value().is_none() && chosen(turn));
         let Some((opening, (turn, after))) = open else {
             break map;
         };
@@ -306,13 +306,13 @@ mod tests {
         for dir in &checked {
             assert!(transcript_path(dir).is_file(), "{}", dir.display());
         }
-        for (opening, (turn, after)) in report.map.openings.iter().zip(first_turns(&Rules::STANDARD, &start)) {
+        for (opening, (turn, after)) in report.map.table.openings.iter().zip(first_turns(&Rules::STANDARD, &start)) {
             assert_eq!(opening.turn, turn);
             assert_eq!(opening.value(), Some(-search.value(&after).unwrap()), "turn {turn}");
         }
         let (again, begun, _) = drive_once(&mut search);
         assert_eq!((again.tests, again.checks, begun.len()), (0, 0, 0));
-        assert_eq!(again.map.openings.len(), report.map.openings.len());
+        assert_eq!(again.map.table.openings.len(), report.map.table.openings.len());
     }
 
     #[test]

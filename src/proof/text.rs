@@ -7,7 +7,6 @@ use super::HourOfWork;
 use super::openings::DriveReport;
 use super::run::{RunReport, TaskOutcome, TaskReport};
 use super::tree::{INFINITE, Status, Tree};
-use crate::answer::Bounds;
 use crate::board::Position;
 use crate::moves::Turn;
 use crate::notation::describe_start;
@@ -154,7 +153,7 @@ impl DriveReport {
     /// bounds and each turn's, then whether every turn asked for is exact.
     pub fn text(&self, start: &Position, rules: &Rules, chosen: &[Turn], stem: &Path) -> String {
         let (map, total) = (&self.map, start.total_seeds());
-        let bounds = Bounds { lower: map.lower, upper: map.upper };
+        let bounds = map.table.known.bounds;
         let mut text = format!(
             "{} ({rules} rules): {}; {} tests started, {} checked this run\n",
             describe_start(start),
@@ -162,11 +161,11 @@ impl DriveReport {
             self.tests,
             self.checks
         );
-        for opening in &map.openings {
+        for opening in &map.table.openings {
             text += &format!("  turn {:<8} {}\n", opening.turn.to_string(), opening.bounds().text(total));
         }
         let asked = |turn: &Turn| chosen.is_empty() || chosen.contains(turn);
-        let open = map.openings.iter().filter(|o| o.value().is_none() && asked(&o.turn)).count();
+        let open = map.table.openings.iter().filter(|o| o.value().is_none() && asked(&o.turn)).count();
         let (every, some) = match chosen.is_empty() {
             true => ("every first turn", "first turns"),
             false => ("every first turn asked for", "of the first turns asked for"),
