@@ -13,7 +13,8 @@
 # ending, data/results/openings-START), MAX_SEEDS (32), TABLE_MB (6144: beside the 32-seed
 # layers' 11.5 GB it fits 24 GiB, and it holds about a 300 M-node task's positions, which overflow
 # 4 GiB), MIN_BUILD_SECONDS (2700: a database is not begun with less time left, as a build killed
-# at the end would lose its top layer's work).
+# at the end would lose its top layer's work), KALAH (a binary to run instead of building this
+# checkout's, so that rebuilding beside a long run does not change what it runs).
 set -euo pipefail
 usage="usage: openings-session.sh SECONDS [RULES ...]"
 seconds=${1:?$usage}
@@ -36,8 +37,8 @@ if [[ "$(ps -o sid= -p $$ | tr -d ' ')" == "$$" ]]; then
     { echo 10 > "/proc/$$/autogroup"; } 2>/dev/null || true
 fi
 mkdir -p "$proofs"
-cargo build --release -q -p solver-cli
-kalah=target/release/kalah
+kalah=${KALAH:-target/release/kalah}
+[[ -n "${KALAH:-}" ]] || cargo build --release -q -p solver-cli
 for rules in "${rule_sets[@]}"; do
     # The map reads the checked proofs only (no search, no database) and rewrites the result files.
     map=$("$kalah" proof map "$start" --rules "$rules" --proofs "$proofs" --out "$out" --json)
