@@ -82,7 +82,7 @@ impl Bounds {
 
     /// What the bounds decide of win, draw or loss: a win once the lower bound is above 0, a
     /// loss once the upper bound is below, a draw when both are 0.
-    pub fn wdl(&self) -> Option<&'static str> {
+    pub fn wdl(&self) -> Option<super::Wdl> {
         match (self.lower, self.upper) {
             (l, _) if l > 0 => Some(super::wdl(1)),
             (_, u) if u < 0 => Some(super::wdl(-1)),
@@ -240,8 +240,8 @@ mod tests {
         assert_eq!(Bounds { lower: 2, upper: 72 }.words(72), "at least +2");
         assert_eq!(b.words(72), "between -2 and +4");
         assert_eq!(Bounds::unknown(72).words(72), "not known");
-        assert_eq!(Bounds { lower: 2, upper: 72 }.wdl(), Some("win"));
-        assert_eq!(Bounds::exact(0).wdl(), Some("draw"));
+        assert_eq!(Bounds { lower: 2, upper: 72 }.wdl(), Some(crate::answer::Wdl::Win));
+        assert_eq!(Bounds::exact(0).wdl(), Some(crate::answer::Wdl::Draw));
         assert_eq!(b.wdl(), None);
         assert_eq!(signed(4), "+4");
         assert_eq!(signed(0), "0");

@@ -1,17 +1,17 @@
 //! A perfect-play line as the front ends report it (`/api/v1/mainline`): one entry per sowing,
 //! with the position after each, from a position to the end of the game.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::bounds::Proven;
 use super::position::{LegalMove, MoveFacts, Source};
-use super::wdl;
+use super::{Wdl, wdl};
 use crate::board::{Position, Side};
 use crate::moves::Turn;
 use crate::rules::Rules;
 
 /// One sowing of the line, and who made it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LineMove {
     /// The move and what it does.
     #[serde(flatten)]
@@ -21,7 +21,7 @@ pub struct LineMove {
 }
 
 /// A perfect-play line from a position.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Mainline {
     /// Where it starts.
     pub position: Position,
@@ -32,7 +32,7 @@ pub struct Mainline {
     /// The exact value for the side to move, stores included.
     pub value: i32,
     /// [`wdl`] of the value.
-    pub wdl: &'static str,
+    pub wdl: Wdl,
     /// Every sowing, in order.
     pub line: Vec<LineMove>,
     /// The turns as text: `S 1 3 | N 4 | ...`.
@@ -81,6 +81,47 @@ impl Mainline {
             source,
             cached: false,
         }
+    }
+}
+
+impl Mainline {
+    /// Whether this line can be right from `position` under `rules` (what a service checks of a
+    /// line it kept before serving it again): every move legal and doing what the rules say, the
+    /// line ending where it says, and, unless it comes back to a position (clockwise sowing can),
+    /// ending the game at the South margin it carries and at its value.
+    pub fn check(&self, rules: &Rules, position: &Position) -> Result<(), String> {
+        if (self.position, self.rules.clone(), self.to_move) != (*position, rules.to_string(), position.to_move()) {
+            return Err(format!("not a line from {position} under {rules}"));
+        }
+        let mut at = *position;
+        let mut houses = Vec::new();
+        for played in &self.line {
+            let house = played.played.house.checked_sub(1);
+            let house = house.filter(|h| !at.is_over(rules) && at.legal_moves().any(|legal| legal == *h));
+            let house = house.ok_or_else(|| format!("move {} is not legal at {at}", played.played.house))?;
+            at.play(rules, house);
+            houses.push(house);
+        }
+        let again = Mainline::new(rules, position, self.value, &[houses], self.source);
+        if (&again.line, &again.text) != (&self.line, &self.text) {
+            return Err("a move does not do what the rules say".to_string());
+        }
+        if again.end != self.end {
+            return Err("the line does not end where it says".to_string());
+        }
+        if (again.game_over, again.repeats) != (self.game_over, self.repeats) {
+            return Err("the line does not end the game".to_string());
+        }
+        if again.south_margin != self.south_margin {
+            return Err(format!("the line ends at South's margin {:?}, not the one it carries", again.south_margin));
+        }
+        if self.game_over && self.value != at.final_margin_for(rules, position.to_move()) {
+            return Err("the line's value is not the margin it ends at".to_string());
+        }
+        if self.wdl != again.wdl {
+            return Err(format!("the value {} is not a {}", self.value, self.wdl));
+        }
+        Ok(())
     }
 }
 

@@ -65,7 +65,7 @@ struct StartReportFields {
     houses: usize,
     to_move: Side,
     value: i32,
-    wdl: String,
+    wdl: Wdl,
     best: Option<Vec<String>>,
     openings: Option<Vec<Opening>>,
     pie_value: Option<i32>,
@@ -90,7 +90,7 @@ impl From<StartReport> for StartReportFields {
             houses: report.start.houses(),
             to_move: report.start.to_move(),
             value,
-            wdl: wdl(value).to_string(),
+            wdl: wdl(value),
             best: solved.then(|| report.best().to_vec()),
             pie_value: report.pie_value(),
             openings: solved.then_some(report.table.openings),
@@ -230,12 +230,53 @@ pub fn first_few(names: &[String], few: usize) -> String {
     format!("{} and {} more", names[..few].join(", "), names.len() - few)
 }
 
+/// `value`, for the side to move at `position` under `rules`, where the seeds on the board allow
+/// it: within the margin give or take those seeds, and of their parity where values share it;
+/// else an error naming it as `what`.
+pub(crate) fn possible_value(rules: &Rules, position: &Position, value: i32, what: &str) -> Result<i32, String> {
+    let (margin, seeds) = (position.margin(), position.seeds_on_board() as i32);
+    let parity = !rules.values_share_parity() || (value - margin - seeds).rem_euclid(2) == 0;
+    match (margin - seeds..=margin + seeds).contains(&value) && parity {
+        true => Ok(value),
+        false => Err(format!("{what} {value} is not a value the seeds on the board allow")),
+    }
+}
+
+/// Win, draw or loss, for the side a value belongs to: `win`, `draw` and `loss` in text and JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Wdl {
+    /// A value above 0.
+    Win,
+    /// A value of 0.
+    Draw,
+    /// A value below 0.
+    Loss,
+}
+
+impl Wdl {
+    /// Its name in text and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Wdl::Win => "win",
+            Wdl::Draw => "draw",
+            Wdl::Loss => "loss",
+        }
+    }
+}
+
+impl std::fmt::Display for Wdl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Win, draw or loss for the side a value belongs to.
-pub fn wdl(value: i32) -> &'static str {
+pub fn wdl(value: i32) -> Wdl {
     match value.signum() {
-        1 => "win",
-        0 => "draw",
-        _ => "loss",
+        1 => Wdl::Win,
+        0 => Wdl::Draw,
+        _ => Wdl::Loss,
     }
 }
 

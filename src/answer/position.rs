@@ -2,14 +2,15 @@
 //! every legal move's, each with what the move does; and, when no value came in time, what is
 //! known all the same. `kalah query --json` and `/api/v1/position` serialise these types.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::Wdl;
 use super::bounds::{Bounds, Proven, sorted_names};
 use crate::board::{Position, Side};
 use crate::rules::Rules;
 
 /// Where a position's value came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Source {
     /// The game is over: the rules give the final margin.
@@ -43,7 +44,7 @@ impl Source {
 
 /// What a legal move does, whatever it is worth: the facts an answer reports of it (the search's
 /// own [`crate::moves::MoveEffect`] is its working copy).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MoveFacts {
     /// The bin it is sown from, in the notation's numbering (South 1..m, North m+2..2m+1).
     pub bin: usize,
@@ -80,7 +81,7 @@ impl MoveFacts {
 }
 
 /// A legal move and what it does, without a value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LegalMove {
     /// The house, 1..m from the mover's left.
     #[serde(rename = "move")]
@@ -131,7 +132,7 @@ impl PositionMoves {
 }
 
 /// One legal move of an analysed position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MoveValue {
     /// The house, 1..m from the mover's left.
     #[serde(rename = "move")]
@@ -167,12 +168,12 @@ pub(crate) fn moves_best_first(
 }
 
 /// A position analysed: its exact value and every legal move's.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PositionAnswer {
     /// Exact value for the side to move, stores included.
     pub value: i32,
     /// [`wdl`] of the value.
-    pub wdl: &'static str,
+    pub wdl: Wdl,
     /// No move is left: the value is the final margin.
     pub game_over: bool,
     /// Every legal move, best first, then by house.
@@ -186,7 +187,7 @@ pub struct PositionAnswer {
 }
 
 /// One legal move of a position known by bounds.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MoveBounds {
     /// The house, 1..m from the mover's left.
     #[serde(rename = "move")]
@@ -205,7 +206,7 @@ pub struct MoveBounds {
 /// A position as far as checked proofs establish it: its value's bounds (exact when they meet)
 /// and every legal move's, with the proofs named. What the front ends report for the 6x6 starts,
 /// which no search answers in a request's time.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BoundedAnswer {
     /// The value for the side to move, stores included, as far as proofs establish it (`value`
     /// once both bounds meet, `lower`, `upper` and the proofs behind each bound).
@@ -213,7 +214,7 @@ pub struct BoundedAnswer {
     pub known: Proven,
     /// [`wdl`] where the bounds decide it: a win once the lower bound is above 0, a loss once the
     /// upper bound is below, a draw when both are 0.
-    pub wdl: Option<&'static str>,
+    pub wdl: Option<Wdl>,
     /// No move is left (never, for the positions proofs map).
     pub game_over: bool,
     /// Every legal move, best first (by lower bound, then upper), then by house.
@@ -250,7 +251,7 @@ impl BoundedAnswer {
 }
 
 /// A position's value: exact, or bounds from proofs.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Answer {
     /// The exact value, from the book, a database, a search or the rules.
@@ -261,7 +262,7 @@ pub enum Answer {
 
 /// A position's answer as every front end reports it (`kalah query --json`, `/api/v1/position`):
 /// the position and rules asked about, then the answer's fields.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PositionReport {
     /// The position asked about.
     pub position: Position,
@@ -298,6 +299,61 @@ impl PositionReport {
             database_max_seeds,
             cached: false,
         }
+    }
+}
+
+impl PositionReport {
+    /// Whether this answer can be right for `position` under `rules` (what a service checks of an
+    /// answer it kept before serving it again): about that position and rules, exact (bounds are
+    /// answered from the proofs, never kept), and passing [`PositionAnswer::check`].
+    pub fn check(&self, rules: &Rules, position: &Position) -> Result<(), String> {
+        let asked = (*position, rules.to_string(), position.houses(), position.to_move());
+        if (self.position, self.rules.clone(), self.houses, self.to_move) != asked {
+            return Err(format!("not an answer for {position} under {rules}"));
+        }
+        match &self.answer {
+            Answer::Exact(answer) => answer.check(rules, position),
+            Answer::Bounded(_) => Err("bounds are answered from the proofs, never kept".to_string()),
+        }
+    }
+}
+
+impl PositionAnswer {
+    /// Whether this answer can be right at `position` under `rules`: every value one the seeds on
+    /// the board allow, the moves exactly the legal ones, each doing what the rules say and marked
+    /// best as its value says, the value the best move's (a finished game's final margin, with no
+    /// moves), its win, draw or loss the value's. (A value can still be wrong in a way only a
+    /// search would tell: what this catches is an answer that cannot be right.)
+    pub fn check(&self, rules: &Rules, position: &Position) -> Result<(), String> {
+        super::possible_value(rules, position, self.value, "the value")?;
+        if self.wdl != super::wdl(self.value) || self.game_over != position.is_over(rules) {
+            return Err(format!("the value {} is not a {} and the game is not over as it says", self.value, self.wdl));
+        }
+        if position.is_over(rules) {
+            return match self.moves.is_empty() && self.value == position.final_margin(rules) {
+                true => Ok(()),
+                false => Err("a finished game's answer is not its final margin".to_string()),
+            };
+        }
+        let mut values = Vec::new();
+        for m in &self.moves {
+            let house = m.house.checked_sub(1).filter(|h| position.legal_moves().any(|legal| legal == *h));
+            let house = house.ok_or_else(|| format!("move {} is not legal at {position}", m.house))?;
+            values.push((house, super::possible_value(rules, position, m.value, "a move's value")?));
+        }
+        let mut houses: Vec<usize> = values.iter().map(|&(house, _)| house).collect();
+        houses.sort_unstable();
+        if houses != position.legal_moves().collect::<Vec<_>>() {
+            return Err("the moves are not the position's legal moves".to_string());
+        }
+        let best = values.iter().map(|&(_, value)| value).max().unwrap_or(i32::MIN);
+        if best != self.value {
+            return Err(format!("the value {} is not the best move's {best}", self.value));
+        }
+        if moves_best_first(rules, position, &values, self.value) != self.moves {
+            return Err("a move does not do what the rules say, or is not marked best as its value says".to_string());
+        }
+        Ok(())
     }
 }
 

@@ -8,15 +8,16 @@
 //!
 //! The file's first line names its format ([`HEADER`]), so that a file that is not a cache is
 //! never overwritten. A damaged line costs that answer only, and an answer read back is served
-//! only once it shows itself sound by the rules ([`sound`]): a hand-edited or forged line is
-//! dropped, with a warning naming it.
+//! only once it passes its type's check by the rules ([`KeptAnswer::check`]): a hand-edited or
+//! forged line is dropped, with a warning naming it.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use crate::board::{Position, Side};
+use crate::answer::{Mainline, PositionReport};
+use crate::board::Position;
 use crate::jsonl::Appender;
 use crate::lock::{FileLock, LockError};
 use crate::rules::Rules;
@@ -48,10 +49,54 @@ impl Endpoint {
     fn kept_as(name: &str) -> Option<Endpoint> {
         [Endpoint::Position, Endpoint::Mainline].into_iter().find(|e| e.name() == name)
     }
+}
 
-    /// Whether the cache keeps its answers: only those a reload can check ([`sound`]).
-    fn kept(self) -> bool {
-        Endpoint::kept_as(self.name()).is_some()
+/// An answer the cache keeps: one a search found for an endpoint whose answers a reload can
+/// check. (A keeping move is never kept: its answer depends on the bound asked for.)
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum KeptAnswer {
+    /// `/api/v1/position`'s.
+    Position(PositionReport),
+    /// `/api/v1/mainline`'s.
+    Mainline(Mainline),
+}
+
+impl KeptAnswer {
+    /// The endpoint it answers.
+    pub fn endpoint(&self) -> Endpoint {
+        match self {
+            KeptAnswer::Position(_) => Endpoint::Position,
+            KeptAnswer::Mainline(_) => Endpoint::Mainline,
+        }
+    }
+
+    /// The answer as served again: marked as given before.
+    pub fn cached(mut self) -> KeptAnswer {
+        match &mut self {
+            KeptAnswer::Position(report) => report.cached = true,
+            KeptAnswer::Mainline(line) => line.cached = true,
+        }
+        self
+    }
+
+    /// Whether it can be right for `position` under `rules`: its type's check
+    /// ([`PositionReport::check`], [`Mainline::check`]).
+    pub fn check(&self, rules: &Rules, position: &Position) -> Result<(), String> {
+        match self {
+            KeptAnswer::Position(report) => report.check(rules, position),
+            KeptAnswer::Mainline(line) => line.check(rules, position),
+        }
+    }
+
+    /// `endpoint`'s answer as a cache line holds it.
+    fn read(endpoint: Endpoint, answer: Value) -> Result<KeptAnswer, String> {
+        let damaged = |err: serde_json::Error| format!("damaged ({err})");
+        match endpoint {
+            Endpoint::Position => serde_json::from_value(answer).map(KeptAnswer::Position).map_err(damaged),
+            Endpoint::Mainline => serde_json::from_value(answer).map(KeptAnswer::Mainline).map_err(damaged),
+            Endpoint::KeepingMove => Err("a keeping move is never kept".to_string()),
+        }
     }
 }
 
@@ -71,6 +116,15 @@ struct Record {
 }
 
 impl Record {
+    fn of(key: &Key, answer: &KeptAnswer) -> Record {
+        Record {
+            endpoint: key.0.name().to_string(),
+            rules: key.1.to_string(),
+            position: key.2.to_string(),
+            answer: serde_json::to_value(answer).expect("an answer serialises"),
+        }
+    }
+
     fn key(&self) -> Option<Key> {
         let endpoint = Endpoint::kept_as(&self.endpoint)?;
         Some((endpoint, self.rules.parse().ok()?, crate::parse_position(&self.position).ok()?))
@@ -78,7 +132,7 @@ impl Record {
 }
 
 struct Held {
-    answers: HashMap<Key, Value>,
+    answers: HashMap<Key, KeptAnswer>,
     /// Keys in the order they came, to forget the oldest.
     order: VecDeque<Key>,
     file: Option<CacheFile>,
@@ -144,29 +198,21 @@ impl AnswerCache {
         Ok((AnswerCache { held: Mutex::new(held), capacity, _lock: lock }, warnings))
     }
 
-    /// The answer kept for `key`.
-    pub fn get(&self, key: &Key) -> Option<Value> {
-        self.lock().answers.get(key).cloned()
+    /// The answer kept for `endpoint` at `position` under `rules`.
+    pub fn get(&self, endpoint: Endpoint, rules: Rules, position: Position) -> Option<KeptAnswer> {
+        self.lock().answers.get(&(endpoint, rules, position)).cloned()
     }
 
-    /// Keeps `answer` for `key`, on disk too. A failed write is returned; the answer is kept in
-    /// memory all the same.
-    pub fn insert(&self, key: Key, answer: Value) -> std::io::Result<()> {
-        // A reload checks no other kind.
-        if !key.0.kept() {
-            return Ok(());
-        }
+    /// Keeps `answer` for `position` under `rules`, on disk too. A failed write is returned; the
+    /// answer is kept in memory all the same.
+    pub fn insert(&self, rules: Rules, position: Position, answer: KeptAnswer) -> std::io::Result<()> {
+        let key = (answer.endpoint(), rules, position);
         let mut held = self.lock();
         if held.answers.contains_key(&key) {
             return Ok(());
         }
-        let record = Record {
-            endpoint: key.0.name().to_string(),
-            rules: key.1.to_string(),
-            position: key.2.to_string(),
-            answer,
-        };
-        held.insert(key, record.answer.clone(), self.capacity);
+        let record = Record::of(&key, &answer);
+        held.insert(key, answer, self.capacity);
         let Some(file) = held.file.as_mut() else { return Ok(()) };
         file.appender.append(&record)?;
         file.lines += 1;
@@ -189,7 +235,7 @@ impl AnswerCache {
 }
 
 impl Held {
-    fn insert(&mut self, key: Key, answer: Value, capacity: usize) {
+    fn insert(&mut self, key: Key, answer: KeptAnswer, capacity: usize) {
         if self.answers.insert(key, answer).is_none() {
             self.order.push_back(key);
         }
@@ -209,13 +255,7 @@ impl Held {
         let mut out = std::io::BufWriter::new(std::fs::File::create(&temporary)?);
         writeln!(out, "{HEADER}")?;
         for key in &self.order {
-            let record = Record {
-                endpoint: key.0.name().to_string(),
-                rules: key.1.to_string(),
-                position: key.2.to_string(),
-                answer: self.answers[key].clone(),
-            };
-            serde_json::to_writer(&mut out, &record)?;
+            serde_json::to_writer(&mut out, &Record::of(key, &self.answers[key]))?;
             out.write_all(b"\n")?;
         }
         out.into_inner().map_err(|err| err.into_error())?.sync_all()?;
@@ -227,7 +267,7 @@ impl Held {
 /// What a cache file holds: its sound answers, and each line dropped (by number, from 1) with why.
 #[derive(Default)]
 struct Lines {
-    answers: Vec<(Key, Value)>,
+    answers: Vec<(Key, KeptAnswer)>,
     dropped: Vec<(usize, String)>,
 }
 
@@ -270,8 +310,9 @@ fn read(path: &Path) -> Result<std::io::Result<Lines>, String> {
         let parsed =
             serde_json::from_str::<Record>(line).map_err(|err| format!("damaged ({err})")).and_then(|record| {
                 let key = record.key().ok_or("an unknown endpoint, rule set or position")?;
-                sound(&key, &record.answer)?;
-                Ok((key, record.answer))
+                let answer = KeptAnswer::read(key.0, record.answer)?;
+                answer.check(&key.1, &key.2)?;
+                Ok((key, answer))
             });
         match parsed {
             Ok(answer) => read.answers.push(answer),
@@ -281,103 +322,11 @@ fn read(path: &Path) -> Result<std::io::Result<Lines>, String> {
     Ok(Ok(read))
 }
 
-/// Whether a kept answer for `key` holds together by the rules, as a cheap check before it is
-/// served again: a `/position` answer lists exactly the legal moves, each leading where the rules
-/// say, its value the best move's (or the final margin of a finished game), and every value within
-/// what the seeds on the board allow, of their parity where values share it; a `/mainline`
-/// answer's line is played by the rules from the position and ends the game where it says, at the
-/// margin and value it carries. (A value can still be wrong in a way only a search would tell:
-/// what this catches is an answer that cannot be right.)
-pub fn sound(key: &Key, answer: &Value) -> Result<(), String> {
-    let (endpoint, rules, position) = key;
-    let number = |v: &Value, what: &str| v.as_i64().map(|v| v as i32).ok_or(format!("{what} is not a number"));
-    let (margin, seeds) = (position.margin(), position.seeds_on_board() as i32);
-    let possible = |value: i32, what: &str| {
-        let parity = !rules.values_share_parity() || (value - margin - seeds).rem_euclid(2) == 0;
-        if (margin - seeds..=margin + seeds).contains(&value) && parity {
-            Ok(value)
-        } else {
-            Err(format!("{what} {value} is not a value the seeds on the board allow"))
-        }
-    };
-    let play = |from: &Position, entry: &Value| -> Result<Position, String> {
-        let house = entry["move"].as_u64().filter(|&h| h >= 1).ok_or("a move is not a house number")? as usize - 1;
-        if from.is_over(rules) || !from.legal_moves().any(|h| h == house) {
-            return Err(format!("move {} is not legal at {from}", house + 1));
-        }
-        let mut after = *from;
-        after.play(rules, house);
-        match entry["position"].as_str() {
-            Some(text) if text == after.to_string() => Ok(after),
-            _ => Err(format!("move {} does not lead where the rules say", house + 1)),
-        }
-    };
-    let no_moves = Vec::new();
-    if *endpoint == Endpoint::KeepingMove {
-        return Err("a keeping move is never kept".to_string());
-    }
-    if *endpoint == Endpoint::Mainline {
-        let mut at = *position;
-        for entry in answer["line"].as_array().unwrap_or(&no_moves) {
-            at = play(&at, entry)?;
-        }
-        return line_end_sound(answer, rules, position, &at);
-    }
-    let value = possible(number(&answer["value"], "the value")?, "the value")?;
-    let moves = answer["moves"].as_array().unwrap_or(&no_moves);
-    if position.is_over(rules) {
-        return match moves.is_empty() && value == position.final_margin(rules) {
-            true => Ok(()),
-            false => Err("a finished game's answer is not its final margin".to_string()),
-        };
-    }
-    let (mut houses, mut best) = (Vec::new(), i32::MIN);
-    for entry in moves {
-        play(position, entry)?;
-        houses.push(entry["move"].as_u64().unwrap_or(1) as usize - 1);
-        best = best.max(possible(number(&entry["value"], "a move's value")?, "a move's value")?);
-    }
-    houses.sort_unstable();
-    if houses != position.legal_moves().collect::<Vec<_>>() {
-        return Err("the moves are not the position's legal moves".to_string());
-    }
-    if best != value {
-        return Err(format!("the value {value} is not the best move's {best}"));
-    }
-    Ok(())
-}
-
-/// Whether a cached line, replayed from `position` to `end`, ends where it says, with the margin
-/// and the value it says: a line that comes back to a position (clockwise sowing) carries no end
-/// margin, and any other must end the game.
-fn line_end_sound(answer: &Value, rules: &Rules, position: &Position, end: &Position) -> Result<(), String> {
-    if answer["end"].as_str() != Some(end.to_string().as_str()) {
-        return Err("the line does not end where it says".to_string());
-    }
-    if answer["repeats"] == Value::Bool(true) {
-        return Ok(());
-    }
-    if !end.is_over(rules) || answer["game_over"] != Value::Bool(true) {
-        return Err("the line does not end the game".to_string());
-    }
-    let south = end.final_margin_for(rules, Side::South);
-    if answer["south_margin"].as_i64() != Some(i64::from(south)) {
-        return Err(format!("the line ends at South's margin {south}, not the one it carries"));
-    }
-    if answer["value"].as_i64() != Some(i64::from(end.final_margin_for(rules, position.to_move()))) {
-        return Err("the line's value is not the margin it ends at".to_string());
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A stored answer written as JSON text.
-    fn stored(text: &str) -> Value {
-        serde_json::from_str(text).unwrap()
-    }
+    use crate::answer::{Answer, PositionAnswer, Source, moves_best_first, wdl};
+    use serde_json::json;
 
     /// A finished Kalah(2,n) position's line: South, to move, has no seeds left.
     fn key(n: u32) -> Key {
@@ -385,12 +334,32 @@ mod tests {
         (Endpoint::Mainline, Rules::STANDARD, position)
     }
 
-    /// `key(n)`'s sound line: no moves, the game over at South's margin n - 2.
-    fn finished(n: u32) -> Value {
-        let (end, margin) = (key(n).2, n as i32 - 2);
-        stored(&format!(
-            r#"{{"line":[],"end":"{end}","game_over":true,"repeats":false,"south_margin":{margin},"value":{margin}}}"#
-        ))
+    /// `key(n)`'s line: no moves, the game over at South's margin n - 2.
+    fn finished(n: u32) -> KeptAnswer {
+        KeptAnswer::Mainline(Mainline::new(&Rules::STANDARD, &key(n).2, n as i32 - 2, &[], Source::Rules))
+    }
+
+    fn insert(cache: &AnswerCache, n: u32) {
+        cache.insert(Rules::STANDARD, key(n).2, finished(n)).unwrap();
+    }
+
+    /// What `cache` keeps for `key(n)`, as JSON, and what `finished(n)` is.
+    fn kept(cache: &AnswerCache, n: u32) -> (Option<Value>, Value) {
+        let (endpoint, rules, position) = key(n);
+        let json = |answer: KeptAnswer| serde_json::to_value(answer).unwrap();
+        (cache.get(endpoint, rules, position).map(json), json(finished(n)))
+    }
+
+    /// `answer` with its field at `at` set to `to`, read back and checked.
+    fn forged<T: Serialize + serde::de::DeserializeOwned>(
+        answer: &T,
+        at: &str,
+        to: Value,
+        check: impl Fn(&T) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let mut json = serde_json::to_value(answer).unwrap();
+        *json.pointer_mut(at).unwrap() = to;
+        check(&serde_json::from_value(json).unwrap())
     }
 
     fn open(path: &Path, capacity: usize) -> (AnswerCache, Vec<String>) {
@@ -404,10 +373,10 @@ mod tests {
         let (cache, warnings) = open(&path, 3);
         assert!(warnings.is_empty(), "{warnings:?}");
         for n in 1..=7 {
-            cache.insert(key(n), finished(n)).unwrap();
+            insert(&cache, n);
         }
         assert_eq!(cache.len(), 3);
-        assert_eq!(cache.get(&key(1)), None);
+        assert_eq!(kept(&cache, 1).0, None);
         // Seven lines were appended to a cache of three: the file was rewritten once.
         let lines = std::fs::read_to_string(&path).unwrap().lines().count();
         assert!(lines <= 7, "{lines} lines");
@@ -416,9 +385,11 @@ mod tests {
         std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"endpoint\":\"pos").unwrap();
         let (cache, warnings) = open(&path, 3);
         assert!(warnings.is_empty(), "{warnings:?}");
-        assert_eq!(cache.get(&key(7)), Some(finished(7)));
-        assert_eq!(cache.get(&key(5)), Some(finished(5)));
-        assert_eq!(cache.get(&key(4)), None);
+        for n in [7, 5] {
+            let (got, expected) = kept(&cache, n);
+            assert_eq!(got, Some(expected));
+        }
+        assert_eq!(kept(&cache, 4).0, None);
     }
 
     #[test]
@@ -430,32 +401,25 @@ mod tests {
         assert!(err.contains("not an answer cache"), "{err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "my notes\n");
         // A cache written before the header line is read as one, and rewritten with it.
-        let legacy = format!(
-            "{}\n",
-            serde_json::to_string(&Record {
-                endpoint: "mainline".to_string(),
-                rules: "standard".to_string(),
-                position: key(5).2.to_string(),
-                answer: finished(5),
-            })
-            .unwrap()
-        );
+        let legacy = format!("{}\n", serde_json::to_string(&Record::of(&key(5), &finished(5))).unwrap());
         std::fs::write(&path, &legacy).unwrap();
         let (cache, warnings) = open(&path, 10);
         assert!(warnings.is_empty(), "{warnings:?}");
-        assert_eq!(cache.get(&key(5)), Some(finished(5)));
+        let (got, expected) = kept(&cache, 5);
+        assert_eq!(got, Some(expected));
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().next(), Some(HEADER));
         drop(cache);
         // An empty file becomes a cache; one that cannot be written keeps answers in memory.
         std::fs::write(&path, "").unwrap();
         let (cache, warnings) = open(&path, 10);
         assert!(warnings.is_empty(), "{warnings:?}");
-        cache.insert(key(2), Value::from(2)).unwrap();
+        insert(&cache, 2);
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().next(), Some(HEADER));
         let (cache, warnings) = open(&path.join("under-a-file"), 10);
         assert!(warnings[0].contains("in memory only"), "{warnings:?}");
-        cache.insert(key(3), Value::from(3)).unwrap();
-        assert_eq!(cache.get(&key(3)), Some(Value::from(3)));
+        insert(&cache, 3);
+        let (got, expected) = kept(&cache, 3);
+        assert_eq!(got, Some(expected));
     }
 
     #[test]
@@ -464,65 +428,69 @@ mod tests {
         let path = dir.path().join("answers.jsonl");
         let (cache, _) = open(&path, 10);
         for n in 1..=4 {
-            cache.insert(key(n), finished(n)).unwrap();
+            insert(&cache, n);
         }
         // Kalah(1,1) with South to move: its one move ends the game, worth 0 for the mover.
+        let rules = Rules::STANDARD;
         let start = crate::parse_position("1 0 1 0 S").unwrap();
-        let mut after = start;
-        after.play(&Rules::STANDARD, 0);
-        let answer = |value: i32, to: &str| {
-            stored(&format!(r#"{{"value":{value},"moves":[{{"move":1,"value":{value},"position":"{to}"}}]}}"#))
+        let moves = moves_best_first(&rules, &start, &[(0, 0)], 0);
+        let answer = PositionAnswer {
+            value: 0,
+            wdl: wdl(0),
+            game_over: false,
+            moves,
+            source: Source::Search,
+            nodes: 1,
+            seconds: 0.0,
         };
-        cache.insert((Endpoint::Position, Rules::STANDARD, start), answer(0, &after.to_string())).unwrap();
+        let report = PositionReport::new(&rules, &start, Answer::Exact(answer), None);
+        cache.insert(rules, start, KeptAnswer::Position(report.clone())).unwrap();
         drop(cache);
         let text = std::fs::read_to_string(&path).unwrap();
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
         lines[2] = "{ damaged".to_string();
         let good = lines[5].clone();
-        let forged = |from: &str, to: &str| good.replace(from, to);
-        lines.push(forged("\"value\":0", "\"value\":-40"));
+        lines.push(good.replace("\"value\":0", "\"value\":-40"));
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
         let (cache, warnings) = open(&path, 10);
-        // The damaged line and the forged one (the position worth -40 with one seed on the board)
-        // are dropped, each named; every other answer is kept.
+        // The damaged line and the forged one (the position worth -40 with two seeds on the
+        // board) are dropped, each named; every other answer is kept.
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].contains("line 3: damaged"), "{warnings:?}");
         assert!(warnings[1].contains("line 7: the value -40 is not a value"), "{warnings:?}");
-        assert_eq!((cache.get(&key(2)), cache.len()), (None, 4));
-        assert_eq!(cache.get(&(Endpoint::Position, Rules::STANDARD, start)).unwrap()["value"], 0);
+        assert_eq!((kept(&cache, 2).0, cache.len()), (None, 4));
+        let served = cache.get(Endpoint::Position, rules, start).unwrap().cached();
+        assert_eq!((serde_json::to_value(&served).unwrap()["value"].as_i64(), report.cached), (Some(0), false));
+        assert!(matches!(served, KeptAnswer::Position(PositionReport { cached: true, .. })));
 
-        // What a sound answer must show, one defect at a time.
-        let position = (Endpoint::Position, Rules::STANDARD, start);
-        assert!(sound(&position, &answer(0, &after.to_string())).is_ok());
-        let defects = [
-            (answer(-40, &after.to_string()), "not a value the seeds on the board allow"),
-            (answer(1, &after.to_string()), "not a value the seeds on the board allow"),
-            (answer(0, "1 0 1 0 N"), "does not lead where the rules say"),
-            (stored(r#"{"value":0,"moves":[]}"#), "not the position's legal moves"),
-            (stored(r#"{"value":0,"moves":[{"move":2,"value":0}]}"#), "not legal"),
-        ];
-        for (forged, why) in defects {
-            let err = sound(&position, &forged).unwrap_err();
-            assert!(err.contains(why), "{forged}: {err}");
+        // What a position's answer must show, one defect at a time: each a field set to a value.
+        let mut after = start;
+        after.play(&rules, 0);
+        let check = |report: &PositionReport| report.check(&rules, &start);
+        assert!(check(&report).is_ok());
+        for (at, to, why) in [
+            ("/value", json!(-40), "not a value the seeds on the board allow"),
+            ("/moves/0/value", json!(1), "not a value the seeds on the board allow"),
+            ("/moves/0/position", json!("1 0 1 0 N"), "does not do what the rules say"),
+            ("/moves", json!([]), "not the position's legal moves"),
+            ("/moves/0/move", json!(2), "not legal"),
+            ("/position", json!(after.to_string()), "not an answer for"),
+        ] {
+            let err = forged(&report, at, to, check).unwrap_err();
+            assert!(err.contains(why), "{at}: {err}");
         }
         // A line is played by the rules, and ends where it says, at the margin and value it says.
-        let line = |to: &str, end: &str, margin: i32| {
-            stored(&format!(
-                r#"{{"line":[{{"move":1,"position":"{to}"}}],"end":"{end}","game_over":true,"south_margin":{margin},"value":{margin}}}"#
-            ))
-        };
-        let (after, mainline) = (after.to_string(), (Endpoint::Mainline, Rules::STANDARD, start));
-        assert!(sound(&mainline, &line(&after, &after, 0)).is_ok());
-        let defects = [
-            (line(&start.to_string(), &after, 0), "does not lead where the rules say"),
-            (line(&after, &start.to_string(), 0), "does not end where it says"),
-            (line(&after, &after, 2), "not the one it carries"),
-        ];
-        for (forged, why) in defects {
-            let err = sound(&mainline, &forged).unwrap_err();
-            assert!(err.contains(why), "{forged}: {err}");
+        let line = Mainline::new(&rules, &start, 0, &[vec![0]], Source::Search);
+        let check = |line: &Mainline| line.check(&rules, &start);
+        assert!(check(&line).is_ok());
+        for (at, to, why) in [
+            ("/line/0/position", json!(start.to_string()), "does not do what the rules say"),
+            ("/end", json!(start.to_string()), "does not end where it says"),
+            ("/south_margin", json!(2), "not the one it carries"),
+            ("/game_over", json!(false), "does not end the game"),
+        ] {
+            let err = forged(&line, at, to, check).unwrap_err();
+            assert!(err.contains(why), "{at}: {err}");
         }
-        let unfinished = stored(r#"{"line":[],"end":"1 0 1 0 S","game_over":false,"value":0}"#);
-        assert!(sound(&mainline, &unfinished).unwrap_err().contains("does not end the game"));
     }
 }

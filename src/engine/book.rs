@@ -377,6 +377,7 @@ impl OpeningBook {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::answer::Wdl;
     use crate::board::Side;
 
     /// The openings table of Kalah(4,2) as a result line, from the plain solver.
@@ -584,7 +585,7 @@ mod tests {
         let six = Position::start(6, 6).unwrap();
         assert!(book.start(&Rules::STANDARD, &six).is_none() && book.answer(&Rules::STANDARD, &six).is_none());
         let standard = book.bounded_answer(&Rules::STANDARD, &six).unwrap();
-        assert_eq!((standard.known.value(), standard.wdl), (Some(4), Some("win")));
+        assert_eq!((standard.known.value(), standard.wdl), (Some(4), Some(Wdl::Win)));
         assert_eq!(standard.moves.iter().map(|m| (m.house, m.best)).collect::<Vec<_>>()[0], (1, true));
         assert!(
             standard.moves.iter().all(|m| m.known.bounds.upper <= 4 && (m.house != 1 || m.known.bounds.upper == 4))
@@ -601,7 +602,7 @@ mod tests {
         // at least -2 after 2, no move of North's worth more than the position.
         let after = |rules: &Rules, turn: &str| turn.parse::<Turn>().unwrap().play(rules, &six).unwrap();
         let north = book.bounded_answer(&Rules::STANDARD, &after(&Rules::STANDARD, "1 3")).unwrap();
-        assert_eq!((north.known.value(), north.wdl), (Some(-4), Some("loss")));
+        assert_eq!((north.known.value(), north.wdl), (Some(-4), Some(Wdl::Loss)));
         assert!(north.proofs.contains(&"data/proofs/standard-6x6-ge-4".to_string()), "{:?}", north.proofs);
         let north = book.bounded_answer(&Rules::STANDARD, &after(&Rules::STANDARD, "2")).unwrap();
         assert!(
@@ -613,7 +614,7 @@ mod tests {
         assert!(north.moves.len() == 6 && north.moves.iter().all(|m| m.known.bounds.upper <= north.known.bounds.upper));
         // Empty capture's turn 3 is worth 0 (as published): a draw for North too.
         let north = book.bounded_answer(&empty_capture, &after(&empty_capture, "3")).unwrap();
-        assert_eq!((north.known.value(), north.wdl), (Some(0), Some("draw")));
+        assert_eq!((north.known.value(), north.wdl), (Some(0), Some(Wdl::Draw)));
         assert!(
             north.moves.iter().all(|m| m.known.bounds.upper == 0),
             "no move of North's is worth more than the position"
@@ -625,28 +626,28 @@ mod tests {
         // BGA's start: +4, as standard Kalah's, through turn 1 3; every other turn at most +4.
         let bga: Rules = "bga".parse().unwrap();
         let bga_six = book.bounded_answer(&bga, &six).unwrap();
-        assert_eq!((bga_six.known.value(), bga_six.known.bounds.lower, bga_six.wdl), (Some(4), 4, Some("win")));
+        assert_eq!((bga_six.known.value(), bga_six.known.bounds.lower, bga_six.wdl), (Some(4), 4, Some(Wdl::Win)));
         assert!(bga_six.moves.iter().all(|m| m.known.bounds.upper == 4));
         assert!(bga_six.moves.iter().all(|m| m.known.bounds.lower == if m.house == 1 { 4 } else { -72 }));
         assert!(bga_six.moves.iter().any(|m| m.house == 1 && m.best && m.known.value() == Some(4)));
         // With empty capture +4 too, through turn 1 2: after it North's value is exactly -4.
         let bga_empty: Rules = "bga capture=empty".parse().unwrap();
         let bga_empty_six = book.bounded_answer(&bga_empty, &six).unwrap();
-        assert_eq!((bga_empty_six.known.value(), bga_empty_six.wdl), (Some(4), Some("win")));
+        assert_eq!((bga_empty_six.known.value(), bga_empty_six.wdl), (Some(4), Some(Wdl::Win)));
         assert!(bga_empty_six.moves.iter().all(|m| m.known.bounds.upper == 4));
         let north = book.bounded_answer(&bga_empty, &after(&bga_empty, "1 2")).unwrap();
-        assert_eq!((north.known.value(), north.wdl), (Some(-4), Some("loss")));
+        assert_eq!((north.known.value(), north.wdl), (Some(-4), Some(Wdl::Loss)));
         // With seeds discarded values may be odd: +3, by turn 1 3; every other turn at most +3.
         let discard: Rules = "standard remaining=discard".parse().unwrap();
         let discard_six = book.bounded_answer(&discard, &six).unwrap();
-        assert_eq!((discard_six.known.value(), discard_six.wdl), (Some(3), Some("win")));
+        assert_eq!((discard_six.known.value(), discard_six.wdl), (Some(3), Some(Wdl::Win)));
         assert!(discard_six.moves.iter().all(|m| m.known.bounds.upper <= 3 && (!m.best || m.known.value() == Some(3))));
         assert!(discard_six.moves.iter().any(|m| m.house == 1 && m.best));
         // Wetherell's Kalah(6,5): a draw, by turn 6; every other first turn at most 0.
         let wetherell: Rules = "wetherell".parse().unwrap();
         let five = Position::start(6, 5).unwrap();
         let wetherell_five = book.bounded_answer(&wetherell, &five).unwrap();
-        assert_eq!((wetherell_five.known.value(), wetherell_five.wdl), (Some(0), Some("draw")));
+        assert_eq!((wetherell_five.known.value(), wetherell_five.wdl), (Some(0), Some(Wdl::Draw)));
         for m in &wetherell_five.moves {
             let lower = if m.house == 6 { 0 } else { -60 };
             assert_eq!((m.known.bounds.lower, m.known.bounds.upper), (lower, 0), "turn {}", m.house);

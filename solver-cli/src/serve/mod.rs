@@ -33,7 +33,7 @@ use clap::Args;
 use kalah::Position;
 use kalah::answer::{self, KeepingMove, LegalMove, PositionMoves, Proven};
 use kalah::engine::ProvenIndex;
-use kalah::engine::answer_cache::{AnswerCache, Endpoint};
+use kalah::engine::answer_cache::{AnswerCache, Endpoint, KeptAnswer};
 use kalah::engine::book::OpeningBook;
 use kalah::engine::kept::{Kept, KeptEngines};
 use kalah::engine::offer::Offer;
@@ -474,6 +474,13 @@ async fn rule_sets(State(service): State<Arc<Service>>) -> Result<axum::Json<Val
     service.blocking(|service| service.offer()).await.map(axum::Json)
 }
 
+/// What a search answered: what the cache keeps, or a keeping move (whose answer depends on the
+/// bound asked for, so never kept).
+enum Searched {
+    Kept(KeptAnswer),
+    KeepingMove(KeepingMove),
+}
+
 /// The legal moves of `query`'s position with what they do, without values: what a client can
 /// still show of a position not solved in time.
 #[derive(serde::Serialize)]
@@ -488,9 +495,9 @@ impl Service {
         self: Arc<Self>,
         endpoint: Endpoint,
         query: PositionQuery,
-        compute: fn(&Service, &PositionQuery, &Cancel) -> Result<Value, ApiError>,
+        compute: fn(&Service, &PositionQuery, &Cancel) -> Result<Searched, ApiError>,
     ) -> Result<axum::Json<Value>, ApiError> {
-        let key = (endpoint, query.rules, query.position);
+        let (rules, position) = (query.rules, query.position);
         // The same path as `kalah query`: what the book and the proofs hold, then a search.
         if endpoint == Endpoint::Position
             && let Some(report) = self.index.answer(&query.rules, &query.position)
@@ -516,9 +523,8 @@ impl Service {
         // The cache stands in for a search only: what the database or the rules answer at once is
         // answered from them, never from a file that may have been changed.
         let needs_search = self.blocking(move |service| service.needs_search(&query)).await?;
-        if needs_search && let Some(mut value) = self.answers.get(&key) {
-            value["cached"] = Value::Bool(true);
-            return Ok(axum::Json(value));
+        if needs_search && let Some(kept) = self.answers.get(endpoint, rules, position) {
+            return Ok(axum::Json(to_json(&kept.cached())));
         }
         let (_long_search, _worker) = match needs_search {
             true => (
@@ -530,12 +536,16 @@ impl Service {
         // A client that goes away drops this future, and with it the guard that cancels the search.
         let cancel = Cancel::default();
         let _cancel_on_drop = cancel.on_drop();
-        let value = self.blocking(move |service| compute(service, &query, &cancel)).await.map_err(with_moves)?;
-        // (The cache keeps only the endpoints it can check on reload: not a keeping move.)
-        if needs_search && let Err(err) = self.answers.insert(key, value.clone()) {
-            tell!("warning: answer cache: {err}");
+        let searched = self.blocking(move |service| compute(service, &query, &cancel)).await.map_err(with_moves)?;
+        match searched {
+            Searched::Kept(answer) => {
+                if needs_search && let Err(err) = self.answers.insert(rules, position, answer.clone()) {
+                    tell!("warning: answer cache: {err}");
+                }
+                Ok(axum::Json(to_json(&answer)))
+            }
+            Searched::KeepingMove(kept) => Ok(axum::Json(to_json(&kept))),
         }
-        Ok(axum::Json(value))
     }
 
     /// Runs `work` on one of tokio's blocking threads.
@@ -625,11 +635,11 @@ impl Service {
     }
 
     /// `/position`: the value for the side to move and every legal move's value, best first.
-    fn analyse(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
+    fn analyse(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Searched, ApiError> {
         // A search registers its progress for /progress while it runs.
         let (prepared, watch) = self.watched(query, cancel, "moves", false)?;
         match prepared.report(&query.position, tell_progress(&watch)) {
-            Ok(report) => Ok(to_json(&report)),
+            Ok(report) => Ok(Searched::Kept(KeptAnswer::Position(report))),
             Err(Unanswered { error, known }) => Err(self.search_error(error, query).with(&known)),
         }
     }
@@ -657,12 +667,12 @@ impl Service {
     }
 
     /// `/keeping-move` by search: zero-window tests until a move keeps the target.
-    fn keeping_move(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
+    fn keeping_move(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Searched, ApiError> {
         let keeps = self.keeping_target(query)?;
         let (position, lower) = (&query.position, keeps.bounds.lower);
         let (prepared, _watch) = self.watched(query, cancel, "moves", true)?;
         match prepared.keeping_move(position, &keeps) {
-            Ok(Some(kept)) => Ok(to_json(&kept)),
+            Ok(Some(kept)) => Ok(Searched::KeepingMove(kept)),
             Ok(None) if keeps.lower_proofs.is_empty() => Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 format!("no move of {position} keeps at least {lower}: a search proves it worth less for its mover"),
@@ -678,10 +688,10 @@ impl Service {
 
     /// `/mainline`: a perfect-play line from the position to the end of the game, one entry per
     /// sowing, with the position after each.
-    fn mainline(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Value, ApiError> {
+    fn mainline(&self, query: &PositionQuery, cancel: &Cancel) -> Result<Searched, ApiError> {
         let (prepared, watch) = self.watched(query, cancel, "line", false)?;
         let line = prepared.mainline(&query.position, tell_progress(&watch));
-        Ok(to_json(&line.map_err(|err| search_error(err, self.time_limit))?))
+        Ok(Searched::Kept(KeptAnswer::Mainline(line.map_err(|err| search_error(err, self.time_limit))?)))
     }
 
     /// `/rules`: the named rule sets, the databases opened or on disk, and the starts with an
