@@ -300,9 +300,7 @@ impl PositionReport {
             cached: false,
         }
     }
-}
 
-impl PositionReport {
     /// Whether this answer can be right for `position` under `rules` (what a service checks of an
     /// answer it kept before serving it again): about that position and rules, exact (bounds are
     /// answered from the proofs, never kept), and passing [`PositionAnswer::check`].
@@ -326,8 +324,12 @@ impl PositionAnswer {
     /// search would tell: what this catches is an answer that cannot be right.)
     pub fn check(&self, rules: &Rules, position: &Position) -> Result<(), String> {
         super::possible_value(rules, position, self.value, "the value")?;
-        if self.wdl != super::wdl(self.value) || self.game_over != position.is_over(rules) {
-            return Err(format!("the value {} is not a {} and the game is not over as it says", self.value, self.wdl));
+        if self.wdl != super::wdl(self.value) {
+            return Err(format!("the value {} is not a {}", self.value, self.wdl));
+        }
+        if self.game_over != position.is_over(rules) {
+            let says = if self.game_over { "over" } else { "not over" };
+            return Err(format!("the answer says the game is {says} at {position}, and it is not"));
         }
         if position.is_over(rules) {
             return match self.moves.is_empty() && self.value == position.final_margin(rules) {
