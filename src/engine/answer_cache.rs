@@ -127,7 +127,7 @@ impl Record {
 
     fn key(&self) -> Option<Key> {
         let endpoint = Endpoint::kept_as(&self.endpoint)?;
-        Some((endpoint, self.rules.parse().ok()?, crate::parse_position(&self.position).ok()?))
+        Some((endpoint, self.rules.parse().ok()?, crate::notation::parse_position(&self.position).ok()?))
     }
 }
 
@@ -330,7 +330,7 @@ mod tests {
 
     /// A finished Kalah(2,n) position's line: South, to move, has no seeds left.
     fn key(n: u32) -> Key {
-        let position = crate::parse_position(&format!("0 0 {n} 1 1 0 S")).unwrap();
+        let position = crate::notation::parse_position(&format!("0 0 {n} 1 1 0 S")).unwrap();
         (Endpoint::Mainline, Rules::STANDARD, position)
     }
 
@@ -432,7 +432,7 @@ mod tests {
         }
         // Kalah(1,1) with South to move: its one move ends the game, worth 0 for the mover.
         let rules = Rules::STANDARD;
-        let start = crate::parse_position("1 0 1 0 S").unwrap();
+        let start = crate::notation::parse_position("1 0 1 0 S").unwrap();
         let moves = moves_best_first(&rules, &start, &[(0, 0)], 0);
         let answer = PositionAnswer {
             value: 0,

@@ -383,7 +383,7 @@ mod tests {
     /// The openings table of Kalah(4,2) as a result line, from the plain solver.
     fn result_line(rules: &Rules) -> String {
         let start = Position::start(4, 2).unwrap();
-        let mut solver = crate::Solver::new(*rules).unwrap();
+        let mut solver = crate::solve::Solver::new(*rules).unwrap();
         // The first player's value of each turn: the opponent's, negated.
         let openings: Vec<Opening> = crate::moves::first_turns(rules, &start)
             .iter()
@@ -502,7 +502,7 @@ mod tests {
         let rules = Rules::STANDARD;
         std::fs::write(dir.path().join("openings-4x2.jsonl"), result_line(&rules) + "\n").unwrap();
         let book = OpeningBook::load(dir.path()).unwrap();
-        let mut solver = crate::Solver::new(rules).unwrap();
+        let mut solver = crate::solve::Solver::new(rules).unwrap();
         let start = Position::start(4, 2).unwrap();
         let table = book.start(&rules, &start).unwrap();
         assert!(table.claimed_by.as_ref().is_some_and(|file| file.ends_with("openings-4x2.jsonl")));

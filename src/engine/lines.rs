@@ -105,7 +105,7 @@ mod tests {
         let mut lines = Lines::default();
         lines.add_text(&text).unwrap();
         let rules = Rules::STANDARD;
-        let mut solver = crate::Solver::new(rules).unwrap();
+        let mut solver = crate::solve::Solver::new(rules).unwrap();
         let mut position = Position::start(4, 2).unwrap();
         assert_eq!(lines.from(&rules, &position), Some(&LineFrom { value, turns: turns.clone() }));
         // The pie rule leaves values alone: the same line.

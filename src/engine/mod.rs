@@ -467,7 +467,7 @@ mod tests {
             let expected = if extra_turn { solver.value(&child) } else { -solver.value(&child) };
             assert_eq!((m.value, m.best), (expected, expected == answer.value), "move {}", m.house);
         }
-        let over = crate::parse_position("0 0 0 0 5 0 0 0 0 3 N").unwrap();
+        let over = crate::notation::parse_position("0 0 0 0 5 0 0 0 0 3 N").unwrap();
         let answer = analyse_position(&mut search, &over).unwrap();
         assert_eq!((answer.value, answer.source, answer.moves.len()), (-2, Source::Rules, 0));
     }

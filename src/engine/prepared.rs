@@ -332,7 +332,7 @@ mod tests {
     #[test]
     fn a_keeping_move_is_worth_the_bound_it_keeps() {
         let rules = Rules::STANDARD;
-        let mut solver = crate::Solver::new(rules).unwrap();
+        let mut solver = crate::solve::Solver::new(rules).unwrap();
         let options = SearchOptions { table_bytes: 16 << 20, deadline: None, threads: 1 };
         let prepared = Prepared::new(rules, None, options);
         let mut position = Position::start(4, 3).unwrap();
@@ -361,7 +361,7 @@ mod tests {
     #[test]
     fn after_a_kept_move_every_reply_leaves_a_move_that_keeps_it_found_from_the_table() {
         let rules = Rules::STANDARD;
-        let mut solver = crate::Solver::new(rules).unwrap();
+        let mut solver = crate::solve::Solver::new(rules).unwrap();
         let options = SearchOptions { table_bytes: 16 << 20, deadline: None, threads: 1 };
         let table = Arc::new(Table::for_search(options.table_bytes).unwrap());
         let shared = Prepared::sharing(rules, None, Arc::clone(&table), options.clone());

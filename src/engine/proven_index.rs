@@ -398,7 +398,7 @@ mod tests {
     #[test]
     fn a_position_gets_its_own_bounds_and_its_moves_bounds_one_ply_down() {
         let rules = Rules::STANDARD;
-        let mut solver = crate::Solver::new(rules).unwrap();
+        let mut solver = crate::solve::Solver::new(rules).unwrap();
         let start = Position::start(4, 3).unwrap();
         // Every child of the start, bounded by its true value give or take 2, from the side
         // that moves there: the start gets the best lower bound and the largest upper bound.
@@ -462,10 +462,10 @@ mod tests {
     #[test]
     fn a_position_that_differs_only_in_its_stores_is_answered_shifted() {
         let rules = Rules::STANDARD;
-        let position = crate::parse_position("1 0 2 0 3 0 1 0 2 0 S").unwrap();
+        let position = crate::notation::parse_position("1 0 2 0 3 0 1 0 2 0 S").unwrap();
         let text = line(&position, 2, 4, "p");
         let index = ProvenIndex::new(OpeningBook::default(), "test", &text).unwrap();
-        let more = crate::parse_position("1 0 2 0 6 0 1 0 2 0 S").unwrap();
+        let more = crate::notation::parse_position("1 0 2 0 6 0 1 0 2 0 S").unwrap();
         assert_eq!(index.bounds(&rules, &more).unwrap().bounds, Bounds { lower: 5, upper: 7 });
         // Contradicting lines are refused.
         let both = text.clone() + &line(&position, 6, 8, "q");

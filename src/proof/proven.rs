@@ -295,7 +295,7 @@ mod tests {
             let tmp = tempfile::tempdir().unwrap();
             let (proofs, stem) = (tmp.path().join("proofs"), tmp.path().join("openings"));
             let start = Position::start(houses, seeds).unwrap();
-            let mut solver = crate::Solver::new(rules).unwrap();
+            let mut solver = crate::solve::Solver::new(rules).unwrap();
             let value = solver.value(&start);
             // The first player's best first turn, tested at its value (proven) and above it
             // (refuted), with tasks so small that the trees go deep.
