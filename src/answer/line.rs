@@ -82,9 +82,7 @@ impl Mainline {
             cached: false,
         }
     }
-}
 
-impl Mainline {
     /// Whether this line can be right from `position` under `rules` (what a service checks of a
     /// line it kept before serving it again): every move legal and doing what the rules say, the
     /// line ending where it says, and, unless it comes back to a position (clockwise sowing can),
@@ -93,6 +91,7 @@ impl Mainline {
         if (self.position, self.rules.clone(), self.to_move) != (*position, rules.to_string(), position.to_move()) {
             return Err(format!("not a line from {position} under {rules}"));
         }
+        super::possible_value(rules, position, self.value, "the value")?;
         let mut at = *position;
         let mut houses = Vec::new();
         for played in &self.line {
