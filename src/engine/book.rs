@@ -354,9 +354,15 @@ impl OpeningBook {
         Some(Mainline::new(rules, position, from.value, &from.turns, source))
     }
 
+    /// Every move's exact value for the mover at `position` under `rules` (houses from 0), where
+    /// a shipped table gives them.
+    pub fn move_values(&self, rules: &Rules, position: &Position) -> Option<&[(usize, i32)]> {
+        self.moves.get(&(rules.for_values(), *position)).map(Vec::as_slice)
+    }
+
     /// The analysis of `position` if it is a start or lies within a first turn of one.
     pub fn answer(&self, rules: &Rules, position: &Position) -> Option<PositionAnswer> {
-        let values = self.moves.get(&(rules.for_values(), *position))?;
+        let values = self.move_values(rules, position)?;
         let value = values.iter().map(|&(_, v)| v).max()?;
         let moves = moves_best_first(rules, position, values, value);
         Some(PositionAnswer {

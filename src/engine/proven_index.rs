@@ -171,7 +171,9 @@ impl ProvenIndex {
     fn moves(&self, rules: &Rules, position: &Position, depth: usize) -> Result<(Vec<(usize, Proven)>, bool), String> {
         let unknown = Proven::unproven(Bounds::unknown(position.total_seeds()));
         let mapped = self.book.proven_at(rules, position).map_or(&[][..], |(_, moves)| moves);
-        let (mut moves, mut held) = (Vec::new(), !mapped.is_empty());
+        // Where a shipped table gives every move's exact value, those values are the moves'.
+        let tabled = self.book.move_values(rules, position).unwrap_or(&[]);
+        let (mut moves, mut held) = (Vec::new(), !mapped.is_empty() || !tabled.is_empty());
         for house in position.legal_moves() {
             let mut child = *position;
             child.play(rules, house);
@@ -188,6 +190,9 @@ impl ProvenIndex {
             };
             if let Some((_, map)) = mapped.iter().find(|(h, _)| *h == house) {
                 known = known.narrowed_by(map)?;
+            }
+            if let Some(&(_, value)) = tabled.iter().find(|(h, _)| *h == house) {
+                known = known.narrowed_by(&Proven::unproven(Bounds::exact(value)))?;
             }
             moves.push((house, known));
         }
@@ -457,6 +462,20 @@ mod tests {
         let index = ProvenIndex::new(OpeningBook::default(), "test", &deeper).unwrap();
         assert_eq!(index.move_keeping(&rules, &start, 3), Some(2));
         assert_eq!(index.move_keeping(&rules, &start, -24), Some(2), "the most kept, whatever is asked");
+    }
+
+    /// Within North's reply to South's 3 in standard Kalah(6,5) (after its 1, North moves again)
+    /// the replies table gives every move's value (3, 4 and 5 worth -2, by hand from the table):
+    /// a move proven to keep -2 is one of them, and none keeps -1.
+    #[test]
+    fn a_tables_move_values_are_moves_the_engine_may_keep() {
+        let index = ProvenIndex::shipped().unwrap();
+        let rules = Rules::STANDARD;
+        let position = parse_position("5 5 0 6 6 6 1 0 6 6 6 6 6 1 N").unwrap();
+        assert_eq!(index.bounds(&rules, &position).unwrap().value(), Some(-2));
+        let kept = index.move_keeping(&rules, &position, -2).unwrap();
+        assert!([2, 3, 4].contains(&kept), "house {}", kept + 1);
+        assert_eq!(index.move_keeping(&rules, &position, -1), None);
     }
 
     #[test]
