@@ -560,7 +560,7 @@ mod tests {
         let openings = record["openings"].as_array_mut().unwrap();
         let worse = openings.iter().rposition(|o| o["value"] != line_value).unwrap();
         openings.remove(worse);
-        let pie = openings.iter().map(|o| -o["value"].as_i64().unwrap().abs()).max();
+        let pie = crate::answer::pie_value(openings.iter().map(|o| o["value"].as_i64().unwrap() as i32));
         record["pie_value"] = serde_json::json!(pie);
         std::fs::write(&path, format!("{record}\n")).unwrap();
         assert!(OpeningBook::load(dir.path()).unwrap_err().message.contains("leave out"));
