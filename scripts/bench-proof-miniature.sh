@@ -4,7 +4,9 @@
 # each cost and how much of it went into tasks that ran out of budget and were expanded (work the
 # proof throws away). Prints both figures against the baseline measured when the issue was filed
 # (2026-12, 2 cores) and the aim: at most half of its nodes, at most half of them in expanded tasks.
-# A benchmark, not a test: about 1.4 G nodes, 10 to 20 minutes on 2 cores.
+# A benchmark, not a test: about 1.4 G nodes, 10 to 20 minutes on 2 cores. The figures repeat
+# exactly, but any change in the search's path moves them far (the same code with a 1.5 GiB table
+# gives 94% of the empty-capture baseline, with 4 GiB 140%): a change must beat that spread.
 #   scripts/bench-proof-miniature.sh
 #   THREADS=1 DB=/tmp/db24 scripts/bench-proof-miniature.sh
 #   TASK_NODES=5000000 scripts/bench-proof-miniature.sh     # another task budget, same baseline
