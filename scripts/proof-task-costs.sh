@@ -14,23 +14,25 @@ pattern=${1:-data/proofs/*6x6*}
 python3 - "$pattern" <<'EOF'
 import collections, glob, json, os, sys
 
-settled = collections.defaultdict(list)
-failed = collections.defaultdict(list)
-logs = sorted(glob.glob(sys.argv[1] + "/log.jsonl"))
-for path in logs:
+def tasks(path):
+    """The log's records of a task: expanded or settled, not by the table (which cost no task)."""
     for line in open(path):
         try:
             record = json.loads(line)
         except ValueError:
             continue  # a line cut short by a kill
-        kind = record.get("kind")
-        # A claim the table settled cost no task of its own.
-        if kind not in ("expanded", "settled") or record.get("by") == "table":
-            continue
+        if record.get("kind") in ("expanded", "settled") and record.get("by") != "table":
+            yield record
+
+logs = {path: list(tasks(path)) for path in sorted(glob.glob(sys.argv[1] + "/log.jsonl"))}
+settled = collections.defaultdict(list)
+failed = collections.defaultdict(list)
+for records in logs.values():
+    for record in records:
         bins = [int(b) for b in record["position"].split()[:-1]]
         m = (len(bins) - 2) // 2
         band = (sum(bins[:m]) + sum(bins[m + 1 : 2 * m + 1])) // 4 * 4
-        (failed if kind == "expanded" else settled)[band].append(record["nodes"])
+        (failed if record["kind"] == "expanded" else settled)[band].append(record["nodes"])
 
 def at(values, share):
     values = sorted(values)
@@ -55,19 +57,14 @@ for line in open("data/results/proven-positions.jsonl"):
         in_tree[os.path.basename(proof)].add(entry["position"])
 where = collections.Counter()
 checked = 0
-for path in logs:
+for path, records in logs.items():
     tree = in_tree.get(os.path.basename(os.path.dirname(path)))
     if not tree:
         continue
     checked += 1
-    for line in open(path):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        kind = record.get("kind")
-        if kind in ("expanded", "settled") and record.get("by") not in ("table", "shared"):
-            where[(kind, record["position"] in tree)] += record["nodes"]
+    for record in records:
+        if record.get("by") != "shared":
+            where[(record["kind"], record["position"] in tree)] += record["nodes"]
 total = sum(where.values())
 print(f"task nodes of the {checked} checked proofs among them ({total / 1e9:.1f} G), by where the task was:")
 for kind in ("settled", "expanded"):
