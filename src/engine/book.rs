@@ -332,6 +332,21 @@ impl OpeningBook {
         Some((&bounded.known, &bounded.moves))
     }
 
+    /// What the book holds of each legal move (by house 0..m) at `position`: the maps' proven
+    /// bounds, narrowed by a shipped table's exact values (which win a tie); empty where it holds
+    /// nothing, an error where the two contradict each other.
+    pub(crate) fn move_bounds(&self, rules: &Rules, position: &Position) -> Result<Vec<(usize, Proven)>, String> {
+        let mut moves = self.proven_at(rules, position).map_or_else(Vec::new, |(_, moves)| moves.to_vec());
+        for &(house, value) in self.move_values(rules, position).unwrap_or(&[]) {
+            let exact = Proven::unproven(Bounds::exact(value));
+            match moves.iter_mut().find(|(h, _)| *h == house) {
+                Some((_, known)) => *known = known.narrowed_by(&exact)?,
+                None => moves.push((house, exact)),
+            }
+        }
+        Ok(moves)
+    }
+
     /// [`OpeningBook::proven_at`] as an answer.
     #[cfg(test)]
     fn bounded_answer(&self, rules: &Rules, position: &Position) -> Option<crate::answer::BoundedAnswer> {

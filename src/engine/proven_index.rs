@@ -165,15 +165,13 @@ impl ProvenIndex {
     /// as the sources hold it (by house 0..m): the final margin where the game ends; where the
     /// mover moves again, what is held there and, through the rest of the turn, at most `depth`
     /// sowings deeper ([`ProvenIndex::known_within_turn`]: the proofs' nodes are whole turns);
-    /// else what is held where the other side moves; and what the book's maps hold of the move.
+    /// else what is held where the other side moves; and what the book holds of the move.
     /// A move nothing is known of is bounded by the seeds alone. Also whether any source (not
     /// the rules alone) held something of a move.
     fn moves(&self, rules: &Rules, position: &Position, depth: usize) -> Result<(Vec<(usize, Proven)>, bool), String> {
         let unknown = Proven::unproven(Bounds::unknown(position.total_seeds()));
-        let mapped = self.book.proven_at(rules, position).map_or(&[][..], |(_, moves)| moves);
-        // Where a shipped table gives every move's exact value, those values are the moves'.
-        let tabled = self.book.move_values(rules, position).unwrap_or(&[]);
-        let (mut moves, mut held) = (Vec::new(), !mapped.is_empty() || !tabled.is_empty());
+        let booked = self.book.move_bounds(rules, position)?;
+        let (mut moves, mut held) = (Vec::new(), !booked.is_empty());
         for house in position.legal_moves() {
             let mut child = *position;
             child.play(rules, house);
@@ -188,11 +186,8 @@ impl ProvenIndex {
                 held |= known.is_some();
                 known.map_or_else(|| unknown.clone(), |known| -known)
             };
-            if let Some((_, map)) = mapped.iter().find(|(h, _)| *h == house) {
-                known = known.narrowed_by(map)?;
-            }
-            if let Some(&(_, value)) = tabled.iter().find(|(h, _)| *h == house) {
-                known = known.narrowed_by(&Proven::unproven(Bounds::exact(value)))?;
+            if let Some((_, book)) = booked.iter().find(|(h, _)| *h == house) {
+                known = known.narrowed_by(book)?;
             }
             moves.push((house, known));
         }
