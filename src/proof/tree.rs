@@ -327,6 +327,19 @@ impl Tree {
         settled_seeds_quantile(&self.records, elsewhere, 0.9).is_some_and(|seeds| position.seeds_on_board() > seeds)
     }
 
+    /// Whether a sibling of the open leaf at `position` (another child of a node it is a child
+    /// of) was expanded after a task of at least `min_nodes` nodes: its own task will then likely
+    /// run out of budget too.
+    pub(crate) fn sibling_failed(&self, position: &Position, min_nodes: u64) -> bool {
+        self.records.expanded.iter().any(|(parent, expansion)| {
+            let children: Vec<Position> = self.children(parent, expansion).map(|(_, child, _)| child).collect();
+            children.contains(position)
+                && children.iter().any(|child| {
+                    child != position && self.records.expanded.get(child).is_some_and(|e| e.nodes >= min_nodes)
+                })
+        })
+    }
+
     /// Where the proof stands, with the `largest` open leaves that matter.
     pub fn status(&self, largest: usize) -> Status {
         let memo = self.numbers(&HashSet::new());
@@ -469,6 +482,27 @@ mod tests {
             seconds: 0.0,
             children: children.iter().map(|(turn, _)| (turn.to_string(), 0)).collect(),
         })
+    }
+
+    #[test]
+    fn a_leaf_whose_sibling_ran_out_of_a_budget_has_a_failed_sibling() {
+        let root = Position::start(4, 4).unwrap();
+        let spec = Spec::new(Rules::STANDARD, root, ">= 2".parse::<Claim>().unwrap(), 1000).unwrap();
+        let mut tree = Tree::new(spec);
+        tree.add(expansion(&tree, &root, 1000)).unwrap();
+        let children: Vec<Position> =
+            crate::moves::first_turns(&Rules::STANDARD, &root).into_iter().map(|(_, child)| child).collect();
+        assert!(!tree.sibling_failed(&children[1], 100), "no sibling expanded yet");
+        assert!(!tree.sibling_failed(&root, 100), "the root has no siblings");
+        // An expansion without a task (its children's estimates only) is not a failed task.
+        tree.add(expansion(&tree, &children[0], 99)).unwrap();
+        assert!(!tree.sibling_failed(&children[1], 100));
+        let grandchildren: Vec<Position> =
+            crate::moves::first_turns(&Rules::STANDARD, &children[0]).into_iter().map(|(_, child)| child).collect();
+        tree.add(expansion(&tree, &grandchildren[0], 100)).unwrap();
+        assert!(tree.sibling_failed(&grandchildren[1], 100), "its sibling's task searched 100 nodes");
+        assert!(!tree.sibling_failed(&grandchildren[0], 100), "a node is not its own sibling");
+        assert!(!tree.sibling_failed(&children[1], 100), "a nephew's failure is not a sibling's");
     }
 
     #[test]
