@@ -484,21 +484,30 @@ mod tests {
         })
     }
 
-    #[test]
-    fn a_leaf_whose_sibling_ran_out_of_a_budget_has_a_failed_sibling() {
+    /// The positions after each turn at `position` under standard rules.
+    fn turns_from(position: &Position) -> Vec<Position> {
+        crate::moves::first_turns(&Rules::STANDARD, position).into_iter().map(|(_, child)| child).collect()
+    }
+
+    /// A proof of `>= 2` at the Kalah(4,4) start (1,000-node tasks), its root expanded after a
+    /// failed task, with the root's children.
+    fn expanded_root() -> (Tree, Vec<Position>) {
         let root = Position::start(4, 4).unwrap();
         let spec = Spec::new(Rules::STANDARD, root, ">= 2".parse::<Claim>().unwrap(), 1000).unwrap();
         let mut tree = Tree::new(spec);
         tree.add(expansion(&tree, &root, 1000)).unwrap();
-        let children: Vec<Position> =
-            crate::moves::first_turns(&Rules::STANDARD, &root).into_iter().map(|(_, child)| child).collect();
+        (tree, turns_from(&root))
+    }
+
+    #[test]
+    fn a_leaf_whose_sibling_ran_out_of_a_budget_has_a_failed_sibling() {
+        let (mut tree, children) = expanded_root();
         assert!(!tree.sibling_failed(&children[1], 100), "no sibling expanded yet");
-        assert!(!tree.sibling_failed(&root, 100), "the root has no siblings");
+        assert!(!tree.sibling_failed(&tree.spec().root, 100), "the root has no siblings");
         // An expansion without a task (its children's estimates only) is not a failed task.
         tree.add(expansion(&tree, &children[0], 99)).unwrap();
         assert!(!tree.sibling_failed(&children[1], 100));
-        let grandchildren: Vec<Position> =
-            crate::moves::first_turns(&Rules::STANDARD, &children[0]).into_iter().map(|(_, child)| child).collect();
+        let grandchildren = turns_from(&children[0]);
         tree.add(expansion(&tree, &grandchildren[0], 100)).unwrap();
         assert!(tree.sibling_failed(&grandchildren[1], 100), "its sibling's task searched 100 nodes");
         assert!(!tree.sibling_failed(&grandchildren[0], 100), "a node is not its own sibling");
@@ -507,12 +516,7 @@ mod tests {
 
     #[test]
     fn status_counts_the_expansions_nothing_was_searched_below() {
-        let root = Position::start(4, 4).unwrap();
-        let spec = Spec::new(Rules::STANDARD, root, ">= 2".parse::<Claim>().unwrap(), 1000).unwrap();
-        let mut tree = Tree::new(spec);
-        tree.add(expansion(&tree, &root, 1000)).unwrap();
-        let children: Vec<Position> =
-            crate::moves::first_turns(&Rules::STANDARD, &root).into_iter().map(|(_, child)| child).collect();
+        let (mut tree, children) = expanded_root();
         // One child expanded with nothing below it yet, another settled by a search.
         tree.add(expansion(&tree, &children[0], 1200)).unwrap();
         let settled = Settled {
