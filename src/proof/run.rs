@@ -24,7 +24,8 @@ use crate::shard::Shard;
 /// How a run works.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// Nodes a task may search before its node is expanded instead.
+    /// Nodes a task may search before its node is expanded instead (a share of them after a
+    /// failed sibling: `task_budget`).
     pub task_nodes: u64,
     /// The shard this run is, which names its log (`log.jsonl` without one). Every run takes the
     /// most-proving open leaf no other run is working on.
