@@ -487,23 +487,15 @@ mod tests {
     /// whole.
     #[test]
     fn a_leaf_after_a_failed_sibling_gets_a_quarter_of_the_budget() {
+        use crate::proof::tree::tests::{expansion, turns_from};
         let root = Position::start(4, 4).unwrap();
-        let children: Vec<Position> =
-            first_turns(&crate::rules::Rules::STANDARD, &root).into_iter().map(|(_, child)| child).collect();
+        let children = turns_from(&root);
         let options = RunOptions::with_task_nodes(8_000);
         for (sibling_nodes, budget) in [(499, 8_000), (500, 2_000)] {
-            let spec = Spec::new(crate::rules::Rules::STANDARD, root, ">= 2".parse().unwrap(), 8_000).unwrap();
+            let spec = Spec::new(Rules::STANDARD, root, ">= 2".parse().unwrap(), 8_000).unwrap();
             let mut tree = Tree::new(spec);
             for (position, nodes) in [(root, 8_000), (children[0], sibling_nodes)] {
-                let turns = first_turns(&tree.spec().rules, &position);
-                let record = Expansion {
-                    position: position.to_string(),
-                    claim: tree.spec().node_claim(&position).to_string(),
-                    nodes,
-                    seconds: 0.0,
-                    children: turns.iter().map(|(turn, _)| (turn.to_string(), 0)).collect(),
-                };
-                tree.add(Record::Expanded(record)).unwrap();
+                tree.add(expansion(&tree, &position, nodes)).unwrap();
             }
             assert_eq!(task_budget(&tree, &children[1], &options), budget, "a sibling of {sibling_nodes} nodes");
             assert_eq!(task_budget(&tree, &root, &options), 8_000);

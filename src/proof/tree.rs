@@ -414,7 +414,7 @@ impl Tree {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::board::Side;
     use crate::proof::{Claim, Settled, SettledBy};
@@ -473,7 +473,7 @@ mod tests {
     }
 
     /// An expansion of `position` under `tree`'s claim, every turn estimated at 0.
-    fn expansion(tree: &Tree, position: &Position, nodes: u64) -> Record {
+    pub(crate) fn expansion(tree: &Tree, position: &Position, nodes: u64) -> Record {
         let children = crate::moves::first_turns(&tree.spec().rules, position);
         Record::Expanded(Expansion {
             position: position.to_string(),
@@ -485,7 +485,7 @@ mod tests {
     }
 
     /// The positions after each turn at `position` under standard rules.
-    fn turns_from(position: &Position) -> Vec<Position> {
+    pub(crate) fn turns_from(position: &Position) -> Vec<Position> {
         crate::moves::first_turns(&Rules::STANDARD, position).into_iter().map(|(_, child)| child).collect()
     }
 
