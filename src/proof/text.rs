@@ -122,6 +122,14 @@ impl Status {
                 percent(self.expanded_unused_nodes),
             );
         }
+        if let Some(deciding) = self.deciding_nodes {
+            text += &format!(
+                "the cheapest logged subtree that decides it: {} nodes ({:.0}% of all); the rest went to turns it \
+             does not take\n",
+                deciding,
+                100.0 * deciding as f64 / self.nodes.max(1) as f64,
+            );
+        }
         for child in &self.first_level {
             text += &format!(
                 "  turn {:<12} {:?} (pn {}, dn {})\n",

@@ -117,6 +117,11 @@ pub struct Status {
     pub open_leaves: usize,
     /// Nodes searched in all.
     pub nodes: u64,
+    /// Of `nodes`, those spent on the cheapest part of the logged tree that decides the claim
+    /// (`Tree::deciding_nodes`): what the runs would have needed had they known which turns to
+    /// take, the same tasks in the same order; the rest went to alternatives the proof does not
+    /// take. `None` while the claim is open.
+    pub deciding_nodes: Option<u64>,
     /// Seconds spent in all (summed over every run and shard).
     pub seconds: f64,
     /// The root's proof and disproof numbers.
@@ -340,6 +345,38 @@ impl Tree {
         })
     }
 
+    /// The nodes the records of `position` (decided) and of the cheapest subtree below it that
+    /// decides it searched: where one child decides it (a proven node where the prover moves, a
+    /// refuted one where the other side does), the cheapest such child; otherwise every child.
+    /// A transposition reached twice counts twice, as it would in a tree.
+    fn deciding_nodes(
+        &self,
+        position: &Position,
+        memo: &HashMap<Position, Numbers>,
+        cost: &mut HashMap<Position, u64>,
+    ) -> u64 {
+        if let Some(nodes) = cost.get(position) {
+            return *nodes;
+        }
+        let own = self.records.settled.get(position).map_or(0, |s| s.nodes)
+            + self.records.expanded.get(position).map_or(0, |e| e.nodes);
+        let nodes = match self.kind(position) {
+            Kind::Expanded(expansion) => {
+                let status = memo[position].status();
+                let one_decides = (position.to_move() == self.spec.prover()) == (status == NodeStatus::Proven);
+                let below: Vec<u64> = self
+                    .children(position, expansion)
+                    .filter(|(_, child, _)| memo[child].status() == status)
+                    .map(|(_, child, _)| self.deciding_nodes(&child, memo, cost))
+                    .collect();
+                own + if one_decides { below.iter().copied().min().unwrap_or(0) } else { below.iter().sum() }
+            }
+            Kind::Decided(_) | Kind::Open => own,
+        };
+        cost.insert(*position, nodes);
+        nodes
+    }
+
     /// Where the proof stands, with the `largest` open leaves that matter.
     pub fn status(&self, largest: usize) -> Status {
         let memo = self.numbers(&HashSet::new());
@@ -404,6 +441,10 @@ impl Tree {
             expanded_unused_nodes: unused.iter().sum(),
             open_leaves,
             nodes,
+            deciding_nodes: root
+                .status()
+                .ne(&NodeStatus::Open)
+                .then(|| self.deciding_nodes(&self.spec.root, &memo, &mut HashMap::new())),
             seconds,
             proof_number: root.proof,
             disproof_number: root.disproof,
@@ -519,19 +560,54 @@ pub(crate) mod tests {
         let (mut tree, children) = expanded_root();
         // One child expanded with nothing below it yet, another settled by a search.
         tree.add(expansion(&tree, &children[0], 1200)).unwrap();
-        let settled = Settled {
-            position: children[1].to_string(),
-            claim: tree.spec().node_claim(&children[1]).to_string(),
-            holds: true,
-            by: SettledBy::Search,
-            nodes: 7,
-            seconds: 0.0,
-            from: None,
-        };
-        tree.add(Record::Settled(settled)).unwrap();
+        tree.add(settled(&tree, &children[1], true, 7)).unwrap();
         let status = tree.status(0);
         assert_eq!((status.expanded, status.expanded_nodes), (2, 2200));
         assert_eq!((status.expanded_unused, status.expanded_unused_nodes), (1, 1200), "the child's, not the root's");
         assert_eq!(status.nodes, 2207);
+    }
+
+    /// Settles `position` under `tree`'s claim, `holds` or not, after a search of `nodes`.
+    fn settled(tree: &Tree, position: &Position, holds: bool, nodes: u64) -> Record {
+        Record::Settled(Settled {
+            position: position.to_string(),
+            claim: tree.spec().node_claim(position).to_string(),
+            holds,
+            by: SettledBy::Search,
+            nodes,
+            seconds: 0.0,
+            from: None,
+        })
+    }
+
+    #[test]
+    fn the_deciding_nodes_take_the_cheapest_child_where_one_decides_and_every_child_where_all_must() {
+        let (mut tree, children) = expanded_root();
+        assert_eq!(tree.status(0).deciding_nodes, None, "open");
+        // The root (South, the prover, to move) is proven by any child proven: child 0 by a
+        // search of 500 nodes, or child 1 (North to move: every North turn must hold) by its
+        // failed task of 100 and its children's searches of 10 each.
+        tree.add(settled(&tree, &children[0], true, 500)).unwrap();
+        assert_eq!(tree.status(0).deciding_nodes, Some(1000 + 500));
+        tree.add(expansion(&tree, &children[1], 100)).unwrap();
+        let grandchildren = turns_from(&children[1]);
+        for grandchild in &grandchildren {
+            tree.add(settled(&tree, grandchild, true, 10)).unwrap();
+        }
+        let through_child_1 = 1000 + 100 + 10 * grandchildren.len() as u64;
+        assert!(through_child_1 < 1500);
+        let status = tree.status(0);
+        assert_eq!(status.deciding_nodes, Some(through_child_1));
+        assert_eq!(status.nodes, 1500 + 100 + 10 * grandchildren.len() as u64);
+    }
+
+    #[test]
+    fn a_refuted_root_where_the_prover_moves_counts_every_child() {
+        let (mut tree, children) = expanded_root();
+        for (i, child) in children.iter().enumerate() {
+            tree.add(settled(&tree, child, false, 1 + i as u64)).unwrap();
+        }
+        let every: u64 = (1..=children.len() as u64).sum();
+        assert_eq!(tree.status(0).deciding_nodes, Some(1000 + every));
     }
 }
