@@ -441,9 +441,7 @@ impl Tree {
             expanded_unused_nodes: unused.iter().sum(),
             open_leaves,
             nodes,
-            deciding_nodes: root
-                .status()
-                .ne(&NodeStatus::Open)
+            deciding_nodes: (root.status() != NodeStatus::Open)
                 .then(|| self.deciding_nodes(&self.spec.root, &memo, &mut HashMap::new())),
             seconds,
             proof_number: root.proof,
