@@ -452,7 +452,7 @@ fn map(args: &MapArgs) -> anyhow::Result<String> {
     }
     let mut text = format!("{}, rules {rules}\n", describe_start(&start));
     let table = &result.table;
-    text += &kalah::answer::proven_openings_text(start.to_move(), start.total_seeds(), &table.known, &table.openings);
+    text += &kalah::answer::proven_openings_text(start.to_move(), start.total_seeds(), table);
     for (dir, why) in &left_out {
         text += &format!("not counted: {}: {why}\n", dir.display());
     }

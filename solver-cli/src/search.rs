@@ -230,7 +230,7 @@ fn map_text(rules: &Rules, start: &Position, map: &OpeningsTable, json: bool) ->
         return format!("{}\n", serde_json::to_string(&mapped).expect("maps serialize"));
     }
     let mut text = format!("{}, rules {rules}\n", describe_start(start));
-    text += &answer::proven_openings_text(start.to_move(), start.total_seeds(), &map.known, &map.openings);
+    text += &answer::proven_openings_text(start.to_move(), start.total_seeds(), map);
     text += "(no search: the proofs are in data/proofs, `kalah proof map` writes what they establish)\n";
     text
 }

@@ -183,6 +183,13 @@ fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
     }
     let text = String::from_utf8(kalah(&["solve", "6x6", "--db", db]).stdout).unwrap();
     assert!(text.contains("value +4 for South, proven by checked proofs"), "{text}");
+    // With the seeds left discarded turn 6 is known only to be at most -1, but turns 3 and 4,
+    // proven worth 0, already fix the pie rule's value and its fairest turns.
+    let discard = ["solve", "6x6", "--rules", "standard remaining=discard", "--db", db];
+    let text = String::from_utf8(kalah(&discard).stdout).unwrap();
+    assert!(text.contains("under the pie rule: 0 (fairest: 3, 4)"), "{text}");
+    let table = json_of(&kalah(&[&discard[..], &["--json"]].concat()));
+    assert_eq!((table["pie_value"].as_i64(), &table["fairest"]), (Some(0), &serde_json::json!(["3", "4"])), "{table}");
     assert!(clock.elapsed().as_secs() < 5, "no search: {:?}", clock.elapsed());
     assert!(std::fs::read_dir(empty.path()).unwrap().next().is_none(), "no database built");
 

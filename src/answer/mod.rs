@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 pub use bounds::{Bounds, Proven, signed, sorted_names};
 pub use line::{LineMove, Mainline, ProvenLine, ProvenMove};
-pub use opening::{Opening, OpeningsTable, is_fairest, pie_value, pie_value_at};
+pub use opening::{Opening, OpeningsTable, pie_value};
 pub(crate) use position::moves_best_first;
 pub use position::{
     Answer, BoundedAnswer, Estimate, KeepingMove, LegalMove, MoveBounds, MoveFacts, MoveValue, PositionAnswer,
@@ -290,7 +290,6 @@ mod tests {
         assert_eq!(pie_value([2, 2, 0, 0, -2]), Some(0));
         assert_eq!(pie_value([8, 4, -6]), Some(-4), "the swap takes +8; -6 swapped is +6 for North");
         assert_eq!(pie_value([]), None);
-        assert!(is_fairest(4, -4) && is_fairest(-4, -4) && !is_fairest(8, -4));
     }
 
     #[test]

@@ -94,7 +94,7 @@ impl Opening {
 
 /// A position's openings (a start's, or a later position's in the replies tables): what is
 /// known of its value and of each first turn, with the pie rule's value and the best and the
-/// fairest turns once every turn is exact. The book's tables, exact or mapped by proofs, and
+/// fairest turns once the turns' bounds decide them. The book's tables, exact or mapped by proofs, and
 /// `/api/v1/openings`'s answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OpeningsTable {
@@ -131,17 +131,18 @@ impl OpeningsTable {
         openings: Vec<Opening>,
         source: Source,
     ) -> OpeningsTable {
-        let exact: Option<Vec<i32>> = openings.iter().map(Opening::value).collect();
         // Under the pie rule a table is the pie game's, wherever it starts (a later position
-        // solved under it is solved as the start of such a game).
-        let pie_value = match rules.pie {
-            true => exact.and_then(pie_value),
-            false => exact.and_then(|values| pie_value_at(position, values)),
-        };
+        // solved under it is solved as the start of such a game); otherwise only a start's
+        // table has a swap to offer.
+        let bounds: Vec<Bounds> = openings.iter().map(Opening::bounds).collect();
+        let swap = (rules.pie || position.is_start()).then(|| pie_value_and_fairest(&bounds)).flatten();
+        let pie_value = swap.as_ref().map(|(pie, _)| *pie);
+        let fairest = swap.map_or_else(Vec::new, |(_, keeps)| {
+            openings.iter().zip(keeps).filter(|(_, keeps)| *keeps).map(|(o, _)| o.turn.to_string()).collect()
+        });
         let with = |keep: &dyn Fn(i32) -> bool| -> Vec<String> {
             openings.iter().filter(|o| o.value().is_some_and(keep)).map(|o| o.turn.to_string()).collect()
         };
-        let fairest = pie_value.map_or_else(Vec::new, |pie| with(&|v| is_fairest(v, pie)));
         let best = match (rules.pie, known.value()) {
             (true, _) => fairest.clone(),
             (false, Some(value)) => with(&|v| v == value),
@@ -183,20 +184,35 @@ impl OpeningsTable {
 /// The first player's value under the pie rule, from every opening's value for the first
 /// player: after an opening worth `v` the opponent swaps sides whenever that is better for it,
 /// so the first player keeps `-|v|`, and plays an opening that keeps the most (`None` without
-/// openings). The one place this is computed.
+/// openings).
 pub fn pie_value(opening_values: impl IntoIterator<Item = i32>) -> Option<i32> {
-    opening_values.into_iter().map(|v| -v.abs()).max()
+    let bounds: Vec<Bounds> = opening_values.into_iter().map(Bounds::exact).collect();
+    pie_value_and_fairest(&bounds).map(|(pie, _)| pie)
 }
 
-/// [`pie_value`] of the openings of `position`'s table, where the pie rule offers its swap: only
-/// at a game's start, so `None` for a later position's table (the replies job's).
-pub fn pie_value_at(position: &Position, opening_values: impl IntoIterator<Item = i32>) -> Option<i32> {
-    if position.is_start() { pie_value(opening_values) } else { None }
+/// What the first player keeps under the swap (`-|v|`) of an opening worth `v` within `bounds`.
+fn kept_after_swap(bounds: Bounds) -> Bounds {
+    let (low, high) = (bounds.lower.abs(), bounds.upper.abs());
+    let nearest_draw = if bounds.lower <= 0 && bounds.upper >= 0 { 0 } else { low.min(high) };
+    Bounds { lower: -low.max(high), upper: -nearest_draw }
 }
 
-/// Whether an opening worth `value` keeps the pie value `pie`: one of the fairest.
-pub fn is_fairest(value: i32, pie: i32) -> bool {
-    -value.abs() == pie
+/// The pie value of openings known only within `bounds` ([`pie_value`] of their values) and
+/// which openings keep it, once the bounds decide both: every opening either keeps exactly the
+/// pie value or is known to keep less (`None` otherwise, or without openings). An opening proven
+/// worth 0 can decide both before the others are exact. The one place the pie value is computed.
+fn pie_value_and_fairest(bounds: &[Bounds]) -> Option<(i32, Vec<bool>)> {
+    let kept: Vec<Bounds> = bounds.iter().copied().map(kept_after_swap).collect();
+    let pie = kept.iter().map(|k| k.lower).max()?;
+    let fairness: Option<Vec<bool>> = kept
+        .iter()
+        .map(|k| match (k.lower == pie && k.upper == pie, k.upper < pie) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        })
+        .collect();
+    Some((pie, fairness?))
 }
 
 #[cfg(test)]
@@ -228,6 +244,27 @@ mod tests {
     fn the_pie_value_is_what_the_fairest_opening_keeps() {
         assert_eq!(pie_value([4, -2, 3]), Some(-2));
         assert_eq!(pie_value([]), None);
-        assert!(is_fairest(-2, -2) && is_fairest(2, -2) && !is_fairest(3, -2));
+    }
+
+    /// Seeds-discarded Kalah(6,6) as its proofs left it: turn 6 known only to be worth at most
+    /// -1, yet turns 3 and 4, proven worth 0, keep the most any opening can, and turn 6 keeps
+    /// less. Bounds that leave either open give neither.
+    #[test]
+    fn bounds_decide_the_pie_value_and_the_fairest_openings_before_every_opening_is_exact() {
+        let exact = |values: &[i32]| values.iter().copied().map(Bounds::exact).collect::<Vec<_>>();
+        let mut discard = exact(&[3, 3, 1, 1, -1, 1, 0, 0, -1]);
+        discard.push(Bounds { lower: -72, upper: -1 });
+        let fairest = [false, false, false, false, false, false, true, true, false, false];
+        assert_eq!(pie_value_and_fairest(&discard), Some((0, fairest.to_vec())));
+        for open in [
+            vec![Bounds::exact(4), Bounds { lower: -72, upper: 4 }],
+            vec![Bounds::exact(2), Bounds { lower: 1, upper: 2 }],
+            vec![Bounds::exact(0), Bounds { lower: -3, upper: 3 }],
+        ] {
+            assert_eq!(pie_value_and_fairest(&open), None, "{open:?}");
+        }
+        assert_eq!(pie_value_and_fairest(&exact(&[4, -2, 3])), Some((-2, vec![false, true, false])));
+        assert_eq!(kept_after_swap(Bounds { lower: -5, upper: 3 }), Bounds { lower: -5, upper: 0 });
+        assert_eq!(kept_after_swap(Bounds { lower: 2, upper: 6 }), Bounds { lower: -6, upper: -2 });
     }
 }

@@ -8,8 +8,8 @@ use crate::notation::describe_start;
 use crate::rules::{EarlyEnd, Rules};
 
 use super::{
-    BoundedAnswer, Bounds, OPENINGS_LISTED, Opening, PositionAnswer, Proven, ProvenLine, Source, StartReport,
-    Unfinished, first_few, is_fairest, openings_by_value_text, pie_value, signed,
+    BoundedAnswer, Bounds, OPENINGS_LISTED, Opening, OpeningsTable, PositionAnswer, Proven, ProvenLine, Source,
+    StartReport, Unfinished, first_few, openings_by_value_text, signed,
 };
 
 impl PositionAnswer {
@@ -142,14 +142,9 @@ impl StartReport {
             let values = openings.iter().filter_map(Opening::value);
             text +=
                 &format!("{count} openings by value for the first player: {}\n", openings_by_value_text(values, ", "));
-            if !rules.pie {
-                let pie = pie_value(openings.iter().filter_map(Opening::value)).unwrap_or(0);
-                let fairest: Vec<String> = openings
-                    .iter()
-                    .filter(|o| o.value().is_some_and(|v| is_fairest(v, pie)))
-                    .map(|o| o.turn.to_string())
-                    .collect();
-                text += &format!("under the pie rule: {} (fairest: {})\n", signed(pie), first_few(&fairest, 5));
+            if let (false, Some(pie)) = (rules.pie, self.table.pie_value) {
+                let fairest = first_few(&self.table.fairest, 5);
+                text += &format!("under the pie rule: {} (fairest: {fairest})\n", signed(pie));
             }
             text += "(--all lists every opening, --json too)\n";
         }
@@ -161,9 +156,11 @@ impl StartReport {
 }
 
 /// What checked proofs establish about a start (a game of `total` seeds, `mover` to move) and
-/// each of its first turns, as text: the value with every proof behind it, then a line a turn.
-/// The one text of such a map, for `kalah solve` of a mapped start and `kalah proof map` alike.
-pub fn proven_openings_text(mover: Side, total: u32, known: &Proven, openings: &[Opening]) -> String {
+/// each of its first turns (`map`), as text: the value with every proof behind it, a line a
+/// turn, then the pie rule's value once the turns' bounds decide it. The one text of such a map,
+/// for `kalah solve` of a mapped start and `kalah proof map` alike.
+pub fn proven_openings_text(mover: Side, total: u32, map: &OpeningsTable) -> String {
+    let known = &map.known;
     let mut text = format!(
         "value {} for {}, proven by checked proofs: {}\n",
         known.bounds.text(total),
@@ -171,9 +168,12 @@ pub fn proven_openings_text(mover: Side, total: u32, known: &Proven, openings: &
         known.proofs().join(", ")
     );
     text += "openings (value for the first player):\n";
-    for Opening { turn, known } in openings {
+    for Opening { turn, known } in &map.openings {
         let turn = turn.to_string();
         text += &format!("  {turn:<12} {:<10} {}\n", known.bounds.text(total), known.proofs().join(", "));
+    }
+    if let Some(pie) = map.pie_value {
+        text += &format!("under the pie rule: {} (fairest: {})\n", signed(pie), map.fairest.join(", "));
     }
     text
 }

@@ -579,11 +579,13 @@ mod tests {
         record["pie_value"] = serde_json::json!(pie);
         std::fs::write(&path, format!("{record}\n")).unwrap();
         assert!(OpeningBook::load(dir.path()).unwrap_err().message.contains("leave out"));
-        // An opening not yet settled (so no pie value): the table is skipped, not refused.
+        // An opening not yet settled, wide enough to leave the pie value open: the table is
+        // skipped, not refused.
         let mut record: serde_json::Value = serde_json::from_str(&line).unwrap();
         record["pie_value"] = serde_json::Value::Null;
         record["openings"][0]["value"] = serde_json::Value::Null;
-        record["openings"][0]["lower"] = serde_json::json!(-16);
+        (record["openings"][0]["lower"], record["openings"][0]["upper"]) =
+            (serde_json::json!(-16), serde_json::json!(16));
         std::fs::write(&path, format!("{record}\n")).unwrap();
         assert!(
             OpeningBook::load(dir.path()).unwrap().start(&Rules::STANDARD, &Position::start(4, 2).unwrap()).is_none()
