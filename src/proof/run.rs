@@ -40,7 +40,8 @@ pub struct RunOptions {
     pub interrupt: Option<Arc<AtomicBool>>,
     /// Stop after this many tasks.
     pub max_tasks: Option<usize>,
-    /// Nodes of each child's estimate when a node is expanded.
+    /// Nodes of each child's estimate when a node is expanded (by default
+    /// [`estimate_nodes_for`] the task budget).
     pub estimate_nodes: u64,
     /// How long a run whose open leaves are all other runs' tasks waits for news in their logs
     /// before it stops.
@@ -62,12 +63,21 @@ impl RunOptions {
             deadline: None,
             interrupt: None,
             max_tasks: None,
-            estimate_nodes: 1 << 14,
+            estimate_nodes: estimate_nodes_for(task_nodes),
             idle_wait: Duration::from_secs(600),
             take_over_after: Duration::from_secs(300),
             shared: Arc::new(SharedBounds::none()),
         }
     }
+}
+
+/// The nodes of each child's estimate at an expansion, for tasks of `task_nodes`: a ten-thousandth
+/// of the budget, from 2 K to 16 K. The estimates (three times their nodes each, as they deepen)
+/// cost about an eighth of a 20 M-node miniature's nodes at 16 K; at 2 K both miniatures took
+/// 84-94% of the nodes (`docs/performance-history.md`). The 300 M-node tasks of Kalah(6,6), whose
+/// estimates cost a few thousandths of their nodes, keep 16 K.
+pub fn estimate_nodes_for(task_nodes: u64) -> u64 {
+    (task_nodes / 10_000).clamp(1 << 11, 1 << 14)
 }
 
 /// What a task did.
@@ -500,6 +510,17 @@ mod tests {
             assert_eq!(task_budget(&tree, &children[1], &options), budget, "a sibling of {sibling_nodes} nodes");
             assert_eq!(task_budget(&tree, &root, &options), 8_000);
         }
+    }
+
+    /// The miniatures' 20 M-node tasks estimate with 2 K nodes, Kalah(6,6)'s 300 M-node ones with
+    /// 16 K, as before.
+    #[test]
+    fn estimates_take_a_ten_thousandth_of_the_budget_within_2_k_and_16_k() {
+        let nodes = |task_nodes| RunOptions::with_task_nodes(task_nodes).estimate_nodes;
+        assert_eq!(
+            [nodes(5_000_000), nodes(20_000_000), nodes(80_000_000), nodes(300_000_000)],
+            [2_048, 2_048, 8_000, 16_384]
+        );
     }
 
     /// A task stopped by an interrupt (raised before it starts, so it stops at the first look
