@@ -74,7 +74,7 @@ impl RunOptions {
 /// The nodes of each child's estimate at an expansion, for tasks of `task_nodes`: a ten-thousandth
 /// of the budget, from 2 K to 16 K. The estimates (three times their nodes each, as they deepen)
 /// cost about an eighth of a 20 M-node miniature's nodes at 16 K; at 2 K both miniatures took
-/// 84-94% of the nodes (`docs/performance-history.md`). The 300 M-node tasks of Kalah(6,6), whose
+/// 83-95% of the nodes (`docs/performance-history.md`). The 300 M-node tasks of Kalah(6,6), whose
 /// estimates cost a few thousandths of their nodes, keep 16 K.
 pub fn estimate_nodes_for(task_nodes: u64) -> u64 {
     (task_nodes / 10_000).clamp(1 << 11, 1 << 14)
