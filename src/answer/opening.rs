@@ -94,8 +94,8 @@ impl Opening {
 
 /// A position's openings (a start's, or a later position's in the replies tables): what is
 /// known of its value and of each first turn, with the pie rule's value and the best and the
-/// fairest turns once the turns' bounds decide them. The book's tables, exact or mapped by proofs, and
-/// `/api/v1/openings`'s answer.
+/// fairest turns once the turns' bounds decide them. The book's tables, exact or mapped by
+/// proofs, and `/api/v1/openings`'s answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OpeningsTable {
     /// The rules, as text that parses back.
@@ -193,7 +193,7 @@ pub fn pie_value(opening_values: impl IntoIterator<Item = i32>) -> Option<i32> {
 /// What the first player keeps under the swap (`-|v|`) of an opening worth `v` within `bounds`.
 fn kept_after_swap(bounds: Bounds) -> Bounds {
     let (low, high) = (bounds.lower.abs(), bounds.upper.abs());
-    let nearest_draw = if bounds.lower <= 0 && bounds.upper >= 0 { 0 } else { low.min(high) };
+    let nearest_draw = if bounds.contains(0) { 0 } else { low.min(high) };
     Bounds { lower: -low.max(high), upper: -nearest_draw }
 }
 
@@ -204,14 +204,16 @@ fn kept_after_swap(bounds: Bounds) -> Bounds {
 fn pie_value_and_fairest(bounds: &[Bounds]) -> Option<(i32, Vec<bool>)> {
     let kept: Vec<Bounds> = bounds.iter().copied().map(kept_after_swap).collect();
     let pie = kept.iter().map(|k| k.lower).max()?;
-    let fairness: Option<Vec<bool>> = kept
-        .iter()
-        .map(|k| match (k.lower == pie && k.upper == pie, k.upper < pie) {
-            (true, _) => Some(true),
-            (_, true) => Some(false),
-            _ => None,
-        })
-        .collect();
+    let keeps_pie = |k: &Bounds| {
+        if k.value() == Some(pie) {
+            Some(true)
+        } else if k.upper < pie {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    let fairness: Option<Vec<bool>> = kept.iter().map(keeps_pie).collect();
     Some((pie, fairness?))
 }
 
