@@ -183,13 +183,18 @@ fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
     }
     let text = String::from_utf8(kalah(&["solve", "6x6", "--db", db]).stdout).unwrap();
     assert!(text.contains("value +4 for South, proven by checked proofs"), "{text}");
-    // With the seeds left discarded turn 6 is known only to be at most -1, but turns 3 and 4,
-    // proven worth 0, already fix the pie rule's value and its fairest turns.
+    // With the seeds left discarded every first turn is exact (turn 6 the last, -2), and turns
+    // 3 and 4, worth 0, are the pie rule's fairest.
     let discard = ["solve", "6x6", "--rules", "standard remaining=discard", "--db", db];
     let text = String::from_utf8(kalah(&discard).stdout).unwrap();
     assert!(text.contains("under the pie rule: 0 (fairest: 3, 4)"), "{text}");
     let table = json_of(&kalah(&[&discard[..], &["--json"]].concat()));
     assert_eq!((table["pie_value"].as_i64(), &table["fairest"]), (Some(0), &serde_json::json!(["3", "4"])), "{table}");
+    let turns: Vec<_> =
+        table["openings"].as_array().unwrap().iter().map(|o| (o["move"].clone(), o["value"].clone())).collect();
+    assert_eq!(turns.len(), 10, "{table}");
+    assert!(turns.iter().all(|(_, value)| value.is_i64()), "every first turn exact: {table}");
+    assert_eq!(turns.last(), Some(&(serde_json::json!("6"), serde_json::json!(-2))), "{table}");
     assert!(clock.elapsed().as_secs() < 5, "no search: {:?}", clock.elapsed());
     assert!(std::fs::read_dir(empty.path()).unwrap().next().is_none(), "no database built");
 
