@@ -14,7 +14,10 @@
 # layers' 11.5 GB it fits 24 GiB, and it holds about a 300 M-node task's positions, which overflow
 # 4 GiB), MIN_BUILD_SECONDS (2700: a database is not begun with less time left, as a build killed
 # at the end would lose its top layer's work), KALAH (a binary to run instead of building this
-# checkout's, so that rebuilding beside a long run does not change what it runs).
+# checkout's, so that rebuilding beside a long run does not change what it runs), GUESSES (a CSV of
+# `opening,value` rows giving every rule set run its first guesses, e.g. another rule set's map
+# for BGA, which has no published table; by default data/published/openings-START-RULES.csv where
+# there is one).
 set -euo pipefail
 usage="usage: openings-session.sh SECONDS [RULES ...]"
 seconds=${1:?$usage}
@@ -58,7 +61,11 @@ for rules in "${rule_sets[@]}"; do
     (( left > 60 )) || break
     guesses=()
     published="data/published/openings-$start-$rules.csv"
-    [[ -f "$published" ]] && guesses=(--guesses "$published")
+    if [[ -n "${GUESSES:-}" ]]; then
+        guesses=(--guesses "$GUESSES")
+    elif [[ -f "$published" ]]; then
+        guesses=(--guesses "$published")
+    fi
     nice -n 10 "$kalah" proof openings "$start" --rules "$rules" "${guesses[@]}" --proofs "$proofs" --out "$out" \
         --threads "$(nproc)" --table-mb "$table_mb" --time-limit "$left"
 done
