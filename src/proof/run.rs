@@ -40,9 +40,6 @@ pub struct RunOptions {
     pub interrupt: Option<Arc<AtomicBool>>,
     /// Stop after this many tasks.
     pub max_tasks: Option<usize>,
-    /// Nodes of each child's estimate when a node is expanded (by default
-    /// [`estimate_nodes_for`] the task budget).
-    pub estimate_nodes: u64,
     /// How long a run whose open leaves are all other runs' tasks waits for news in their logs
     /// before it stops.
     pub idle_wait: Duration,
@@ -63,7 +60,6 @@ impl RunOptions {
             deadline: None,
             interrupt: None,
             max_tasks: None,
-            estimate_nodes: estimate_nodes_for(task_nodes),
             idle_wait: Duration::from_secs(600),
             take_over_after: Duration::from_secs(300),
             shared: Arc::new(SharedBounds::none()),
@@ -76,7 +72,7 @@ impl RunOptions {
 /// cost about an eighth of a 20 M-node miniature's nodes at 16 K; at 2 K both miniatures took
 /// 83-95% of the nodes (`docs/performance-history.md`). The 300 M-node tasks of Kalah(6,6), whose
 /// estimates cost a few thousandths of their nodes, keep 16 K.
-pub fn estimate_nodes_for(task_nodes: u64) -> u64 {
+fn estimate_nodes_for(task_nodes: u64) -> u64 {
     (task_nodes / 10_000).clamp(1 << 11, 1 << 14)
 }
 
@@ -439,7 +435,7 @@ fn expand(
         // read before the estimate's moves go into the table.
         let by_table =
             if open && !search.in_database(&child) { decided_by_table(search, &child_claim, &child) } else { None };
-        let estimate = match search.estimated_value(&child, options.estimate_nodes) {
+        let estimate = match search.estimated_value(&child, estimate_nodes_for(options.task_nodes)) {
             Ok(value) => value,
             Err(SearchError::TimeUp { .. } | SearchError::Cancelled { .. }) => return Ok(None),
             Err(err) => return Err(err.into()),
@@ -516,9 +512,8 @@ mod tests {
     /// 16 K, as before.
     #[test]
     fn estimates_take_a_ten_thousandth_of_the_budget_within_2_k_and_16_k() {
-        let nodes = |task_nodes| RunOptions::with_task_nodes(task_nodes).estimate_nodes;
         assert_eq!(
-            [nodes(5_000_000), nodes(20_000_000), nodes(80_000_000), nodes(300_000_000)],
+            [5_000_000, 20_000_000, 80_000_000, 300_000_000].map(estimate_nodes_for),
             [2_048, 2_048, 8_000, 16_384]
         );
     }
