@@ -251,8 +251,8 @@ fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), ResultFileError> {
     crate::atomic::write_bytes(path, bytes).map_err(|source| ResultFileError { path: path.to_path_buf(), source })
 }
 
-/// `STEM` with `suffix` appended to its file name.
-fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
+/// `stem` with `suffix` appended to its file name (`data/results/j` + `.csv`).
+pub(crate) fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
     let mut name = stem.as_os_str().to_owned();
     name.push(suffix);
     PathBuf::from(name)

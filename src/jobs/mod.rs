@@ -56,6 +56,8 @@ pub use results::{results, results_text};
 pub use runner::{RunOptions, RunProgress, RunReport, run};
 pub use solving::Checkpoints;
 pub(crate) use solving::{solve_task_with_checkpoints, table_tag};
+// A job's files are named as its result files are: the stem with their endings.
+pub(crate) use crate::results::with_suffix;
 
 /// What keeps a job from running or its results from being read.
 #[derive(Debug, thiserror::Error)]
@@ -119,13 +121,6 @@ pub(crate) fn file_stem(dir: &Path, name: &str, shard: Option<Shard>) -> PathBuf
         Some(s) => dir.join(format!("{name}.shard-{}-of-{}", s.index, s.count)),
         None => dir.join(name),
     }
-}
-
-/// `stem` with `suffix` appended to its file name (`data/results/j` + `.csv`).
-pub(crate) fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
-    let mut name = stem.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
 }
 
 #[cfg(test)]
