@@ -24,8 +24,8 @@ use crate::shard::Shard;
 /// How a run works.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// Nodes a task may search before its node is expanded instead (a share of them after a
-    /// failed sibling: `task_budget`).
+    /// Nodes a task may search before its node is expanded instead (a share of them where every
+    /// move will likely count or after a failed sibling: `task_budget`).
     pub task_nodes: u64,
     /// The shard this run is, which names its log (`log.jsonl` without one). Every run takes the
     /// most-proving open leaf no other run is working on.
@@ -381,12 +381,27 @@ fn task_outcome(
 /// one sooner. What it saves is measured in `docs/performance-history.md`.
 const BUDGET_DIVISOR_AFTER_A_FAILED_SIBLING: u64 = 4;
 
-/// The nodes the task at `position` may search: the full budget, or its share
-/// ([`BUDGET_DIVISOR_AFTER_A_FAILED_SIBLING`]) once a sibling's expansion searched a sixteenth of
-/// the budget or more (one without a task searches only its children's estimates, far less).
+/// A leaf where every move will likely have to be settled ([`Tree::every_move_likely_needed`])
+/// gets the budget divided by this: a task that fails there costs only its own nodes, as the
+/// proof needs all of the node's children anyway and the failed task's table settles many of them
+/// at the expansion, whereas one that fails where a single move will do opens a choice of moves
+/// that the proof-number search then sweeps. What it saves is measured in
+/// `docs/performance-history.md`.
+const BUDGET_DIVISOR_WHERE_EVERY_MOVE_COUNTS: u64 = 8;
+
+/// The nodes the task at `position` may search: the full budget, divided by
+/// [`BUDGET_DIVISOR_WHERE_EVERY_MOVE_COUNTS`] where every move will likely count, and by
+/// [`BUDGET_DIVISOR_AFTER_A_FAILED_SIBLING`] once a sibling's expansion searched a sixteenth of
+/// the full budget or more (one without a task searches only its children's estimates, far less).
 fn task_budget(tree: &Tree, position: &Position, options: &RunOptions) -> u64 {
-    let failed = tree.sibling_failed(position, options.task_nodes / 16);
-    if failed { (options.task_nodes / BUDGET_DIVISOR_AFTER_A_FAILED_SIBLING).max(1) } else { options.task_nodes }
+    let mut budget = options.task_nodes;
+    if tree.every_move_likely_needed(position) {
+        budget /= BUDGET_DIVISOR_WHERE_EVERY_MOVE_COUNTS;
+    }
+    if tree.sibling_failed(position, options.task_nodes / 16) {
+        budget /= BUDGET_DIVISOR_AFTER_A_FAILED_SIBLING;
+    }
+    budget.max(1)
 }
 
 /// Logs that `claim` `holds` (or not) at `position`, found `by` what (from which other proof,
@@ -505,6 +520,39 @@ mod tests {
             }
             assert_eq!(task_budget(&tree, &children[1], &options), budget, "a sibling of {sibling_nodes} nodes");
             assert_eq!(task_budget(&tree, &root, &options), 8_000);
+        }
+    }
+
+    /// A leaf whose estimate says every one of its moves will have to be settled (the claim holds
+    /// there and the other side moves, or fails there and the prover moves) gets an eighth of the
+    /// budget; one where a single move may do, and the root, the whole.
+    #[test]
+    fn a_leaf_where_every_move_counts_gets_an_eighth_of_the_budget() {
+        use crate::proof::tree::tests::turns_from;
+        let root = Position::start(4, 4).unwrap();
+        let child = turns_from(&root)[1];
+        let grandchild = turns_from(&child)[0];
+        let options = RunOptions::with_task_nodes(8_000);
+        // South proves `>= 2`: the root's children are North's, the grandchild South's.
+        for (child_estimate, grandchild_estimate, child_budget, grandchild_budget) in
+            [(2, 1, 1_000, 1_000), (1, 2, 8_000, 8_000)]
+        {
+            let spec = Spec::new(Rules::STANDARD, root, ">= 2".parse().unwrap(), 8_000).unwrap();
+            let mut tree = Tree::new(spec);
+            assert_eq!(task_budget(&tree, &root, &options), 8_000, "the root has no estimate");
+            for (position, estimate) in [(root, child_estimate), (child, grandchild_estimate)] {
+                let turns = crate::moves::first_turns(&Rules::STANDARD, &position);
+                tree.add(Record::Expanded(Expansion {
+                    position: position.to_string(),
+                    claim: tree.spec().node_claim(&position).to_string(),
+                    nodes: 10,
+                    seconds: 0.0,
+                    children: turns.iter().map(|(turn, _)| (turn.to_string(), estimate)).collect(),
+                }))
+                .unwrap();
+            }
+            assert_eq!(task_budget(&tree, &turns_from(&root)[2], &options), child_budget, "{child_estimate}");
+            assert_eq!(task_budget(&tree, &grandchild, &options), grandchild_budget, "{grandchild_estimate}");
         }
     }
 

@@ -345,6 +345,23 @@ impl Tree {
         })
     }
 
+    /// Whether every move at the open leaf `position` will likely have to be settled: its
+    /// estimate (from the expansion it is a child of; the highest where there are several) says
+    /// the claim holds there and the other side moves, or that it fails there and the prover
+    /// moves. Not the root, which has no estimate.
+    pub(crate) fn every_move_likely_needed(&self, position: &Position) -> bool {
+        let estimate = self
+            .records
+            .expanded
+            .iter()
+            .filter_map(|(parent, e)| {
+                self.children(parent, e).find(|(_, child, _)| child == position).map(|(_, _, estimate)| estimate)
+            })
+            .max();
+        let prover_moves = position.to_move() == self.spec.prover();
+        estimate.is_some_and(|estimate| prover_moves != (estimate >= self.spec.prover_bound()))
+    }
+
     /// The nodes the records of `position` (decided) and of the cheapest subtree below it that
     /// decides it searched: where one child decides it (a proven node where the prover moves, a
     /// refuted one where the other side does), the cheapest such child; otherwise every child.
