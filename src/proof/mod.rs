@@ -33,8 +33,10 @@
 //! A task that runs out of budget is the costliest thing a run does, so a leaf with more seeds
 //! than nine in ten of the nodes a search has settled, in this proof and in the proofs beside
 //! it with the same rules and task budget, is expanded without a task
-//! (`Tree::too_big_for_a_task`), and a leaf one of whose siblings ran out of a budget gets a
-//! quarter of one (`Tree::sibling_failed`); what these and the rules weighed beside them cost is
+//! (`Tree::too_big_for_a_task`), a leaf whose estimate says every one of its moves will have to
+//! be settled gets an eighth of the budget, as a failed task there loses only its own nodes
+//! (`Tree::every_move_likely_needed`), and a leaf one of whose siblings ran out of a budget gets
+//! a quarter of one (`Tree::sibling_failed`); what these and the rules weighed beside them cost is
 //! in `docs/performance-history.md` ("Proof manager" and after).
 //!
 //! On disk a proof is a directory: `proof.toml` (rules, root, claim, default task budget) and
