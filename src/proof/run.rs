@@ -528,7 +528,7 @@ mod tests {
     /// budget; one where a single move may do, and the root, the whole.
     #[test]
     fn a_leaf_where_every_move_counts_gets_an_eighth_of_the_budget() {
-        use crate::proof::tree::tests::turns_from;
+        use crate::proof::tree::tests::{estimated_expansion, turns_from};
         let root = Position::start(4, 4).unwrap();
         let child = turns_from(&root)[1];
         let grandchild = turns_from(&child)[0];
@@ -541,15 +541,7 @@ mod tests {
             let mut tree = Tree::new(spec);
             assert_eq!(task_budget(&tree, &root, &options), 8_000, "the root has no estimate");
             for (position, estimate) in [(root, child_estimate), (child, grandchild_estimate)] {
-                let turns = crate::moves::first_turns(&Rules::STANDARD, &position);
-                tree.add(Record::Expanded(Expansion {
-                    position: position.to_string(),
-                    claim: tree.spec().node_claim(&position).to_string(),
-                    nodes: 10,
-                    seconds: 0.0,
-                    children: turns.iter().map(|(turn, _)| (turn.to_string(), estimate)).collect(),
-                }))
-                .unwrap();
+                tree.add(estimated_expansion(&tree, &position, 10, estimate)).unwrap();
             }
             assert_eq!(task_budget(&tree, &turns_from(&root)[2], &options), child_budget, "{child_estimate}");
             assert_eq!(task_budget(&tree, &grandchild, &options), grandchild_budget, "{grandchild_estimate}");

@@ -332,16 +332,24 @@ impl Tree {
         settled_seeds_quantile(&self.records, elsewhere, 0.9).is_some_and(|seeds| position.seeds_on_board() > seeds)
     }
 
+    /// The children (position and the prover's estimate) of each expansion that has `position`
+    /// among them: the leaf's siblings, itself included, once for each parent.
+    fn sibling_groups<'s>(&'s self, position: &'s Position) -> impl Iterator<Item = Vec<(Position, i32)>> + 's {
+        self.records.expanded.iter().filter_map(move |(parent, expansion)| {
+            let children: Vec<(Position, i32)> =
+                self.children(parent, expansion).map(|(_, child, estimate)| (child, estimate)).collect();
+            children.iter().any(|(child, _)| child == position).then_some(children)
+        })
+    }
+
     /// Whether a sibling of the open leaf at `position` (another child of a node it is a child
     /// of) was expanded after a task of at least `min_nodes` nodes: its own task will then likely
     /// run out of budget too.
     pub(crate) fn sibling_failed(&self, position: &Position, min_nodes: u64) -> bool {
-        self.records.expanded.iter().any(|(parent, expansion)| {
-            let children: Vec<Position> = self.children(parent, expansion).map(|(_, child, _)| child).collect();
-            children.contains(position)
-                && children.iter().any(|child| {
-                    child != position && self.records.expanded.get(child).is_some_and(|e| e.nodes >= min_nodes)
-                })
+        self.sibling_groups(position).any(|children| {
+            children.iter().any(|(child, _)| {
+                child != position && self.records.expanded.get(child).is_some_and(|e| e.nodes >= min_nodes)
+            })
         })
     }
 
@@ -351,12 +359,8 @@ impl Tree {
     /// moves. Not the root, which has no estimate.
     pub(crate) fn every_move_likely_needed(&self, position: &Position) -> bool {
         let estimate = self
-            .records
-            .expanded
-            .iter()
-            .filter_map(|(parent, e)| {
-                self.children(parent, e).find(|(_, child, _)| child == position).map(|(_, _, estimate)| estimate)
-            })
+            .sibling_groups(position)
+            .filter_map(|children| children.iter().find(|(child, _)| child == position).map(|(_, estimate)| *estimate))
             .max();
         let prover_moves = position.to_move() == self.spec.prover();
         estimate.is_some_and(|estimate| prover_moves != (estimate >= self.spec.prover_bound()))
@@ -530,13 +534,18 @@ pub(crate) mod tests {
 
     /// An expansion of `position` under `tree`'s claim, every turn estimated at 0.
     pub(crate) fn expansion(tree: &Tree, position: &Position, nodes: u64) -> Record {
+        estimated_expansion(tree, position, nodes, 0)
+    }
+
+    /// An expansion of `position` under `tree`'s claim, every turn estimated at `estimate`.
+    pub(crate) fn estimated_expansion(tree: &Tree, position: &Position, nodes: u64, estimate: i32) -> Record {
         let children = crate::moves::first_turns(&tree.spec().rules, position);
         Record::Expanded(Expansion {
             position: position.to_string(),
             claim: tree.spec().node_claim(position).to_string(),
             nodes,
             seconds: 0.0,
-            children: children.iter().map(|(turn, _)| (turn.to_string(), 0)).collect(),
+            children: children.iter().map(|(turn, _)| (turn.to_string(), estimate)).collect(),
         })
     }
 
