@@ -230,7 +230,15 @@ fn map_text(rules: &Rules, start: &Position, map: &OpeningsTable, json: bool) ->
         return format!("{}\n", serde_json::to_string(&mapped).expect("maps serialize"));
     }
     let mut text = format!("{}, rules {rules}\n", describe_start(start));
+    // The proofs value the game without the swap; under the pie rule its value is the map's pie
+    // value, which the last line gives.
+    if rules.pie {
+        text += "(the proofs value the game without the swap; the pie rule's value is the last line)\n";
+    }
     text += &answer::proven_openings_text(start.to_move(), start.total_seeds(), map);
+    if rules.pie && map.pie_value.is_none() {
+        text += "under the pie rule: not yet known (the first turns' bounds do not decide it)\n";
+    }
     text += "(no search: the proofs are in data/proofs, `kalah proof map` writes what they establish)\n";
     text
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 mod common;
 use common::{Server, agent, get_json};
+use kalah::answer::signed;
 
 fn kalah(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kalah")).args(args).output().expect("the kalah binary runs")
@@ -195,6 +196,39 @@ fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
     assert_eq!(turns.len(), 10, "{table}");
     assert!(turns.iter().all(|(_, value)| value.is_i64()), "every first turn exact: {table}");
     assert_eq!(turns.last(), Some(&(serde_json::json!("6"), serde_json::json!(-2))), "{table}");
+    // Under BGA's rules turn 1 4, proven worth 0, decides the pie value before the other turns
+    // are exact: the turns proven worth 0 are the fairest, and those still open that might be
+    // worth 0 are named beside them.
+    let bga = ["solve", "6x6", "--rules", "bga", "--db", db];
+    let table = json_of(&kalah(&[&bga[..], &["--json"]].concat()));
+    assert_eq!(table["pie_value"].as_i64(), Some(0), "{table}");
+    let fairest = table["fairest"].as_array().unwrap();
+    assert!(fairest.contains(&serde_json::json!("1 4")), "{table}");
+    let mut open = Vec::new();
+    for o in table["openings"].as_array().unwrap() {
+        let fair = fairest.contains(&o["move"]);
+        match o["value"].as_i64() {
+            Some(value) => assert_eq!(fair, value == 0, "{o}"),
+            None if o["lower"].as_i64() <= Some(0) && o["upper"].as_i64() >= Some(0) => open.push(o["move"].clone()),
+            None => assert!(!fair, "{o}"),
+        }
+    }
+    let text = String::from_utf8(kalah(&bga).stdout).unwrap();
+    let pie_line = text.lines().find(|line| line.starts_with("under the pie rule: 0 (fairest: ")).expect(&text);
+    let named = |turn: &serde_json::Value| pie_line.contains(turn.as_str().unwrap());
+    assert!(fairest.iter().chain(&open).all(named), "{pie_line}");
+    assert_eq!(pie_line.contains("perhaps also"), !open.is_empty(), "{pie_line}");
+    // Asked under the pie rule, the map says its value is the pie value's line, known or not.
+    for rules in ["bga pie=on", "bga capture=empty pie=on"] {
+        let text = String::from_utf8(kalah(&["solve", "6x6", "--rules", rules, "--db", db]).stdout).unwrap();
+        let table = json_of(&kalah(&["solve", "6x6", "--rules", rules, "--db", db, "--json"]));
+        assert!(text.contains("the pie rule's value is the last line"), "{text}");
+        let last = text.lines().rev().nth(1).unwrap();
+        match table["pie_value"].as_i64() {
+            Some(pie) => assert!(last.starts_with(&format!("under the pie rule: {}", signed(pie as i32))), "{text}"),
+            None => assert!(last.starts_with("under the pie rule: not yet known"), "{text}"),
+        }
+    }
     assert!(clock.elapsed().as_secs() < 5, "no search: {:?}", clock.elapsed());
     assert!(std::fs::read_dir(empty.path()).unwrap().next().is_none(), "no database built");
 

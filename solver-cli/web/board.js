@@ -739,7 +739,7 @@ async function showExplorer(offer) {
     ? `; under the pie rule ${signed(table.pie_value)} (fairest: ${table.fairest.join(', ')})` : '';
   $('explorer-summary').textContent = proven
     ? `Value ${valueText(table)} for South, ${table.source === 'claimed' ? 'claimed by a result file given to the server, not checked by it' : 'proven by checked proofs'} (${proofsText(table)}); ` +
-      'each first turn as far as they reach.'
+      `each first turn as far as they reach${pie}.`
     : `Value ${signed(table.value)} for ${mover} (best: ${table.best.join(', ')})${pie}` +
       (table.claimed_by ? `, claimed by ${table.claimed_by}, a result file given to the server, not checked by it.` : '.');
   $('explorer-rows').replaceChildren(...table.openings.map((opening) => {
@@ -759,7 +759,7 @@ async function showExplorer(offer) {
     const marks = [];
     if (proven && typeof table.value === 'number' && opening.value === table.value) marks.push('best');
     if (!proven && table.best.includes(opening.move)) marks.push('best');
-    if (!proven && table.fairest.includes(opening.move)) marks.push('fairest');
+    if (table.fairest.includes(opening.move)) marks.push('fairest');
     const value = element('td', 'value-cell', valueText(opening));
     row.append(element('td'), value, element('td', '', marks.join(', ')));
     row.firstChild.append(play);

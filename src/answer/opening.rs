@@ -93,8 +93,8 @@ impl Opening {
 }
 
 /// A position's openings (a start's, or a later position's in the replies tables): what is
-/// known of its value and of each first turn, with the pie rule's value and the best and the
-/// fairest turns once the turns' bounds decide them. The book's tables, exact or mapped by
+/// known of its value and of each first turn, with the pie rule's value once the turns' bounds
+/// decide it, and the turns proven best and fairest. The book's tables, exact or mapped by
 /// proofs, and `/api/v1/openings`'s answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OpeningsTable {
@@ -106,12 +106,14 @@ pub struct OpeningsTable {
     #[serde(flatten)]
     pub known: Proven,
     /// The first player's value when the opponent may swap after the first turn: at a start
-    /// whose every turn is exact (none for a later position, where no swap is offered).
+    /// whose turns' bounds decide it (none for a later position, where no swap is offered).
     pub pie_value: Option<i32>,
     /// The first turns reaching the value (once it is exact): under the pie rule, whose value
     /// is the pie value, the fairest.
     pub best: Vec<String>,
-    /// The first turns reaching the pie value: the fairest (none without a pie value).
+    /// The first turns proven to reach the pie value: the fairest (none without a pie value).
+    /// Where a turn not yet exact might reach it too ([`OpeningsTable::fairest_still_open`]),
+    /// there may be more, as with `best`.
     pub fairest: Vec<String>,
     /// Every first turn.
     pub openings: Vec<Opening>,
@@ -179,6 +181,14 @@ impl OpeningsTable {
     pub fn value(&self) -> Option<i32> {
         self.known.value()
     }
+
+    /// The first turns not yet exact that might still reach the pie value (none without one):
+    /// those whose bounds hold a value worth it after the swap.
+    pub fn fairest_still_open(&self) -> Vec<String> {
+        let Some(pie) = self.pie_value else { return Vec::new() };
+        let might_keep = |bounds: Bounds| bounds.value().is_none() && (bounds.contains(pie) || bounds.contains(-pie));
+        self.openings.iter().filter(|o| might_keep(o.bounds())).map(|o| o.turn.to_string()).collect()
+    }
 }
 
 /// The first player's value under the pie rule, from every opening's value for the first
@@ -197,24 +207,18 @@ fn kept_after_swap(bounds: Bounds) -> Bounds {
     Bounds { lower: -low.max(high), upper: -nearest_draw }
 }
 
-/// The pie value of openings known only within `bounds` ([`pie_value`] of their values) and
-/// which openings keep it, once the bounds decide both: every opening either keeps exactly the
-/// pie value or is known to keep less (`None` otherwise, or without openings). An opening proven
-/// worth 0 can decide both before the others are exact. The one place the pie value is computed.
+/// The pie value of openings known only within `bounds` ([`pie_value`] of their values), once
+/// the bounds decide it (`None` otherwise, or without openings), and which openings are proven
+/// to keep it: the fairest, every one of them once no opening still open might keep it too. An
+/// opening proven worth 0 decides the pie value before the others are exact, as nothing keeps
+/// more. The one place the pie value is computed.
 fn pie_value_and_fairest(bounds: &[Bounds]) -> Option<(i32, Vec<bool>)> {
     let kept: Vec<Bounds> = bounds.iter().copied().map(kept_after_swap).collect();
     let pie = kept.iter().map(|k| k.lower).max()?;
-    let keeps_pie = |k: &Bounds| {
-        if k.value() == Some(pie) {
-            Some(true)
-        } else if k.upper < pie {
-            Some(false)
-        } else {
-            None
-        }
-    };
-    let fairness: Option<Vec<bool>> = kept.iter().map(keeps_pie).collect();
-    Some((pie, fairness?))
+    if kept.iter().any(|k| k.upper > pie) {
+        return None;
+    }
+    Some((pie, kept.iter().map(|k| k.value() == Some(pie)).collect()))
 }
 
 #[cfg(test)]
@@ -250,7 +254,8 @@ mod tests {
 
     /// Seeds-discarded Kalah(6,6) as its proofs left it: turn 6 known only to be worth at most
     /// -1, yet turns 3 and 4, proven worth 0, keep the most any opening can, and turn 6 keeps
-    /// less. Bounds that leave either open give neither.
+    /// less. An opening proven worth 0 decides the pie value while others might keep it too (BGA
+    /// Kalah(6,6), turn 1 4); bounds that leave the pie value open give nothing.
     #[test]
     fn bounds_decide_the_pie_value_and_the_fairest_openings_before_every_opening_is_exact() {
         let exact = |values: &[i32]| values.iter().copied().map(Bounds::exact).collect::<Vec<_>>();
@@ -261,10 +266,11 @@ mod tests {
         for open in [
             vec![Bounds::exact(4), Bounds { lower: -72, upper: 4 }],
             vec![Bounds::exact(2), Bounds { lower: 1, upper: 2 }],
-            vec![Bounds::exact(0), Bounds { lower: -3, upper: 3 }],
         ] {
             assert_eq!(pie_value_and_fairest(&open), None, "{open:?}");
         }
+        let zero_and_open = [Bounds::exact(0), Bounds { lower: -3, upper: 3 }, Bounds { lower: 2, upper: 4 }];
+        assert_eq!(pie_value_and_fairest(&zero_and_open), Some((0, vec![true, false, false])));
         assert_eq!(pie_value_and_fairest(&exact(&[4, -2, 3])), Some((-2, vec![false, true, false])));
         assert_eq!(kept_after_swap(Bounds { lower: -5, upper: 3 }), Bounds { lower: -5, upper: 0 });
         assert_eq!(kept_after_swap(Bounds { lower: 2, upper: 6 }), Bounds { lower: -6, upper: -2 });
