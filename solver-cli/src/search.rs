@@ -230,8 +230,6 @@ fn map_text(rules: &Rules, start: &Position, map: &OpeningsTable, json: bool) ->
         return format!("{}\n", serde_json::to_string(&mapped).expect("maps serialize"));
     }
     let mut text = format!("{}, rules {rules}\n", describe_start(start));
-    // The proofs value the game without the swap; under the pie rule its value is the map's pie
-    // value, which the last line gives.
     if rules.pie {
         text += "(the proofs value the game without the swap; the pie rule's value is the last line)\n";
     }
