@@ -17,7 +17,8 @@
 # checkout's, so that rebuilding beside a long run does not change what it runs), GUESSES (a CSV of
 # `opening,value` rows giving every rule set run its first guesses, e.g. another rule set's map
 # for BGA, which has no published table; by default data/published/openings-START-RULES.csv where
-# there is one).
+# there is one), GUESSES_FROM (instead, another rule set whose exact first turns in MAP.csv give
+# the first guesses: `GUESSES_FROM=standard` for BGA, whose map began from the standard one's).
 set -euo pipefail
 usage="usage: openings-session.sh SECONDS [RULES ...]"
 seconds=${1:?$usage}
@@ -63,6 +64,22 @@ for rules in "${rule_sets[@]}"; do
     published="data/published/openings-$start-$rules.csv"
     if [[ -n "${GUESSES:-}" ]]; then
         guesses=(--guesses "$GUESSES")
+    elif [[ -n "${GUESSES_FROM:-}" ]]; then
+        guesses_file=$(mktemp)
+        trap 'rm -f "$guesses_file"' EXIT
+        python3 - "$out.csv" "$GUESSES_FROM" > "$guesses_file" <<'EOF'
+import csv, re, sys
+path, rules = sys.argv[1], sys.argv[2]
+rows = [row for row in csv.DictReader(open(path)) if row["rules"] == rules]
+if not rows:
+    sys.exit(f"{path}: no map of {rules} to take first guesses from")
+print("opening,value")
+for item in rows[0]["openings"].split("; "):
+    turn, value = item.split(": ")
+    if re.fullmatch(r"[+-]?\d+", value):
+        print(f"{turn},{int(value)}")
+EOF
+        guesses=(--guesses "$guesses_file")
     elif [[ -f "$published" ]]; then
         guesses=(--guesses "$published")
     fi
