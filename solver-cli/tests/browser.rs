@@ -417,6 +417,10 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     });
     let rows = browser.script("return [...document.querySelectorAll('#explorer-rows tr')].map(r => r.textContent)");
     assert!(rows[1].as_str().unwrap().contains("+4best"), "{rows}");
+    // Every first turn exact: the pie value, and the turns worth 0 the fairest, marked as such.
+    let summary = browser.text("explorer-summary");
+    assert!(summary.contains("under the pie rule 0 (fairest: 1 4, 1 5, 3, 4, 5)."), "{summary}");
+    assert!(rows[2].as_str().unwrap().ends_with("0fairest"), "{rows}");
 
     // Text that is not a position is shown as the error, caret under the bad token, and the
     // board stays as it was.

@@ -735,8 +735,12 @@ async function showExplorer(offer) {
   const proven = table.source === 'proof' || table.source === 'claimed';
   // A start has South to move; the replies job's tables start after South's first turn.
   const mover = parsePosition(state.start).side === 'north' ? 'North' : 'South';
+  // Turns not yet exact whose bounds hold a value worth the pie value after the swap.
+  const mightBeFair = table.openings.filter((o) => o.value === null &&
+    [table.pie_value, -table.pie_value].some((v) => o.lower <= v && v <= o.upper)).map((o) => o.move);
+  const perhaps = mightBeFair.length ? `, perhaps also ${mightBeFair.join(', ')}` : '';
   const pie = typeof table.pie_value === 'number'
-    ? `; under the pie rule ${signed(table.pie_value)} (fairest: ${table.fairest.join(', ')})` : '';
+    ? `; under the pie rule ${signed(table.pie_value)} (fairest: ${table.fairest.join(', ')}${perhaps})` : '';
   $('explorer-summary').textContent = proven
     ? `Value ${valueText(table)} for South, ${table.source === 'claimed' ? 'claimed by a result file given to the server, not checked by it' : 'proven by checked proofs'} (${proofsText(table)}); ` +
       `each first turn as far as they reach${pie}.`
