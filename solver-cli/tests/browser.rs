@@ -542,6 +542,19 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
         browser.house_values("south")
     );
 
+    // Under the pie rule, playing South on Kalah(3,3): South's opening 2 is worth +2 for South, so
+    // North's value after it is -2 and the engine swaps sides; the player goes on as North.
+    browser.navigate(&format!("{}/#rules=standard+pie%3Don&start=3+3+3+0+3+3+3+0+S&play=south", server.url));
+    browser.wait_for_position("3 3 3 0 3 3 3 0 S");
+    browser.click(".house.south[data-house='2']");
+    let said = wait_for("the engine's swap", || {
+        let said = browser.text("loss");
+        said.starts_with("The engine swaps sides").then_some(said)
+    });
+    assert_eq!(said, "The engine swaps sides: North's value here is -2, so it takes South's.");
+    assert_eq!(browser.move_list(), "S 2 N swap", "the swap is North's first turn");
+    assert_eq!(browser.script("return document.querySelector('#play-as').value").as_str(), Some("north"));
+
     // Play South against perfect play on Kalah(4,3): after a weak move the engine answers, and
     // the value given away is shown. (A new address on the same page: the page follows it.)
     browser.navigate(&format!("{}/#rules=standard&start=3+3+3+3+0+3+3+3+3+0+S&play=south", server.url));

@@ -611,13 +611,17 @@ async function showProvenLine(at, ticket) {
   }
 }
 
+// Whether North may swap sides at `at` now: under the pie rule, right after South's first turn.
+function swapOffered(at) {
+  return /\bpie=on\b/.test(state.rules) && state.plies.length > 0 && state.cursor === state.plies.length &&
+    state.plies.every((ply) => ply.side === 'south') && parsePosition(at).side === 'north';
+}
+
 // The pie rule: North's first turn may begin by swapping sides.
 function showPie(at) {
-  const pie = /\bpie=on\b/.test(state.rules);
-  const firstTurn = state.plies.length > 0 && state.cursor === state.plies.length &&
-    state.plies.every((ply) => ply.side === 'south') && parsePosition(at).side === 'north';
-  $('swap').hidden = !(pie && firstTurn);
-  if (pie && firstTurn) {
+  const offered = swapOffered(at);
+  $('swap').hidden = !offered;
+  if (offered) {
     $('pie').hidden = false;
     $('pie').textContent = 'Pie rule: North may swap sides now, taking over South\'s position and its value.';
   }
@@ -655,8 +659,16 @@ async function replyTo(answer) {
   // Where proofs give only bounds, no move may be proven best: one that keeps the position's
   // proven lower bound (a proof's move), else, past the proofs' leaves, one a search proves to
   // keep it, else the one with the best bounds, said to be unproven.
-  const proven = answer.moves.filter((move) => move.best);
   const at = position();
+  // Under the pie rule the engine as North takes South's side when the position is proven worse
+  // for North than for South: North's value below 0, whose opposite the swap gives it.
+  const northAtMost = typeof answer.value === 'number' ? answer.value : answer.upper;
+  if (swapOffered(at) && typeof northAtMost === 'number' && northAtMost < 0) {
+    swapSides();
+    $('loss').textContent = `The engine swaps sides: North's value here is ${answer.value === northAtMost ? '' : 'at most '}${signed(northAtMost)}, so it takes South's.`;
+    return;
+  }
+  const proven = answer.moves.filter((move) => move.best);
   const ticket = state.ticket;
   let move = proven.length ? proven[Math.floor(Math.random() * proven.length)] : answer.moves[0];
   const provenBound = typeof answer.lower === 'number' && answer.lower_proofs && answer.lower_proofs.length;
