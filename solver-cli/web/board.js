@@ -523,7 +523,7 @@ async function unsolved(at, err) {
     $('loss').textContent = rated
       ? `Not solved in time: the engine plays ${move.move}, best by its estimate (${signed(estimates[0].value)}), not proven.`
       : `Not solved in time: the engine plays ${move.move}, the first legal move, not proven.`;
-    setTimeout(() => ticket === state.ticket && replyTo({ to_move: side, moves: [{ ...move, best: true }] }), 300);
+    setTimeout(() => ticket === state.ticket && replyTo({ to_move: side, moves: [{ ...move, best: true }], legal: moves }), 300);
   }
 }
 
@@ -668,8 +668,14 @@ async function replyTo(answer) {
     $('loss').textContent = `The engine swaps sides: North's value here is ${answer.value === northAtMost ? '' : 'at most '}${signed(northAtMost)}, so it takes South's.`;
     return;
   }
-  const proven = answer.moves.filter((move) => move.best);
   const ticket = state.ticket;
+  const fair = await fairestOpeningMove(at, answer.legal || answer.moves);
+  if (ticket !== state.ticket) return;
+  if (fair) {
+    play(at, 'south', fair);
+    return;
+  }
+  const proven = answer.moves.filter((move) => move.best);
   let move = proven.length ? proven[Math.floor(Math.random() * proven.length)] : answer.moves[0];
   const provenBound = typeof answer.lower === 'number' && answer.lower_proofs && answer.lower_proofs.length;
   const keeps = !proven.length && provenBound && move.lower === answer.lower &&
@@ -690,6 +696,31 @@ async function replyTo(answer) {
     chosen = { move, said: `No move is proven best here: the engine plays ${move.move}, the best by the proofs' bounds, not proven.`, keeps: undefined };
   }
   play(at, answer.to_move, chosen);
+}
+
+// Under the pie rule the engine as South opens with a fairest first turn (one that keeps the pie
+// value whatever North does), not the plain game's best, which the swap would turn against
+// it: the next move (one of `moves`) of such a turn that South's moves so far begin, where the
+// start's openings table names them; null otherwise.
+async function fairestOpeningMove(at, moves) {
+  const firstTurn = /\bpie=on\b/.test(state.rules) && state.cursor === state.plies.length &&
+    state.plies.every((ply) => ply.side === 'south') && parsePosition(at).side === 'south';
+  if (!firstTurn) return null;
+  let table;
+  try {
+    table = await api('openings', { pos: state.start, rules: state.rules });
+  } catch (err) {
+    return null;
+  }
+  if (typeof table.pie_value !== 'number') return null;
+  const played = state.plies.map((ply) => ply.move);
+  const next = table.fairest.map((turn) => turn.split(' ').map(Number))
+    .filter((turn) => turn.length > played.length && played.every((m, i) => turn[i] === m))
+    .map((turn) => moves.find((move) => move.move === turn[played.length]))
+    .filter(Boolean);
+  if (!next.length) return null;
+  const move = next[Math.floor(Math.random() * next.length)];
+  return { move, said: `The engine plays ${move.move}: under the pie rule it opens with a fairest first turn (${table.fairest.join(', ')}), keeping at least ${signed(table.pie_value)} whether North swaps or not.`, keeps: undefined };
 }
 
 // Plays the engine's `chosen` move ({ move, said, keeps }) by `side` at `at`.
