@@ -558,7 +558,8 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     // Playing North under the pie rule on Kalah(6,4): the engine as South opens with the fairest
     // first turn, 3 2 (worth 0, so the swap gains North nothing), not the plain game's best, 3 6
     // (+8, which North would swap).
-    browser.navigate(&format!("{}/#rules=standard+pie%3Don&start=4+4+4+4+4+4+0+4+4+4+4+4+4+0+S&play=north", server.url));
+    browser
+        .navigate(&format!("{}/#rules=standard+pie%3Don&start=4+4+4+4+4+4+0+4+4+4+4+4+4+0+S&play=north", server.url));
     wait_for("the engine's fairest first turn", || (browser.move_list() == "S 3 2").then_some(()));
     let said = browser.text("loss");
     assert!(said.contains("opens with a fairest first turn (3 2), keeping at least 0"), "{said}");
