@@ -90,11 +90,7 @@ fn tables_say_what_the_map_says(
             (start.known.bounds, &start.known.lower_proofs, &start.known.upper_proofs);
         let (heading, rows) = table_after(section, &format!("**{rules}**:"));
         let pie = match start.pie_value {
-            Some(pie) => {
-                let open = start.fairest_still_open();
-                let open = if open.is_empty() { String::new() } else { format!(", perhaps also {}", open.join(", ")) };
-                format!("; under the pie rule {} (fairest: {}{open})", signed(pie), start.fairest.join(", "))
-            }
+            Some(pie) => format!("; under the pie rule {} (fairest: {})", signed(pie), start.fairest_text()),
             None => String::new(),
         };
         let expected_heading = format!(

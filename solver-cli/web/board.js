@@ -611,10 +611,16 @@ async function showProvenLine(at, ticket) {
   }
 }
 
+// Whether, under the pie rule, the game at `at` (the end of the move list) has had only South's
+// moves and `side` is to move: South within its first turn, or North right after it.
+function pieFirstTurn(at, side) {
+  return /\bpie=on\b/.test(state.rules) && state.cursor === state.plies.length &&
+    state.plies.every((ply) => ply.side === 'south') && parsePosition(at).side === side;
+}
+
 // Whether North may swap sides at `at` now: under the pie rule, right after South's first turn.
 function swapOffered(at) {
-  return /\bpie=on\b/.test(state.rules) && state.plies.length > 0 && state.cursor === state.plies.length &&
-    state.plies.every((ply) => ply.side === 'south') && parsePosition(at).side === 'north';
+  return state.plies.length > 0 && pieFirstTurn(at, 'north');
 }
 
 // The pie rule: North's first turn may begin by swapping sides.
@@ -703,9 +709,7 @@ async function replyTo(answer) {
 // it: the next move (one of `moves`) of such a turn that South's moves so far begin, where the
 // start's openings table names them; null otherwise.
 async function fairestOpeningMove(at, moves) {
-  const firstTurn = /\bpie=on\b/.test(state.rules) && state.cursor === state.plies.length &&
-    state.plies.every((ply) => ply.side === 'south') && parsePosition(at).side === 'south';
-  if (!firstTurn) return null;
+  if (!pieFirstTurn(at, 'south')) return null;
   let table;
   try {
     table = await api('openings', { pos: state.start, rules: state.rules });

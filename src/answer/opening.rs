@@ -112,7 +112,7 @@ pub struct OpeningsTable {
     /// is the pie value, the fairest.
     pub best: Vec<String>,
     /// The first turns proven to reach the pie value: the fairest (none without a pie value).
-    /// Where a turn not yet exact might reach it too ([`OpeningsTable::fairest_still_open`]),
+    /// Where a turn not yet exact might reach it too ([`OpeningsTable::fairest_text`] names those),
     /// there may be more, as with `best`.
     pub fairest: Vec<String>,
     /// Every first turn.
@@ -182,12 +182,18 @@ impl OpeningsTable {
         self.known.value()
     }
 
-    /// The first turns not yet exact that might still reach the pie value (none without one):
-    /// those whose bounds hold a value worth it after the swap.
-    pub fn fairest_still_open(&self) -> Vec<String> {
-        let Some(pie) = self.pie_value else { return Vec::new() };
-        let might_keep = |bounds: Bounds| bounds.value().is_none() && (bounds.contains(pie) || bounds.contains(-pie));
-        self.openings.iter().filter(|o| might_keep(o.bounds())).map(|o| o.turn.to_string()).collect()
+    /// The fairest first turns as text ("1 4, 1 5"), followed by those not yet exact that might
+    /// still reach the pie value, whose bounds hold a value that keeps it after the swap
+    /// ("1 4, perhaps also 1 6, 2"); empty without a pie value.
+    pub fn fairest_text(&self) -> String {
+        let Some(pie) = self.pie_value else { return String::new() };
+        let might_keep = |bounds: Bounds| bounds.value().is_none() && kept_after_swap(bounds).contains(pie);
+        let open: Vec<String> =
+            self.openings.iter().filter(|o| might_keep(o.bounds())).map(|o| o.turn.to_string()).collect();
+        match open.is_empty() {
+            true => self.fairest.join(", "),
+            false => format!("{}, perhaps also {}", self.fairest.join(", "), open.join(", ")),
+        }
     }
 }
 

@@ -173,9 +173,7 @@ pub fn proven_openings_text(mover: Side, total: u32, map: &OpeningsTable) -> Str
         text += &format!("  {turn:<12} {:<10} {}\n", known.bounds.text(total), known.proofs().join(", "));
     }
     if let Some(pie) = map.pie_value {
-        let open = map.fairest_still_open();
-        let open = if open.is_empty() { String::new() } else { format!(", perhaps also {}", open.join(", ")) };
-        text += &format!("under the pie rule: {} (fairest: {}{open})\n", signed(pie), map.fairest.join(", "));
+        text += &format!("under the pie rule: {} (fairest: {})\n", signed(pie), map.fairest_text());
     }
     text
 }
