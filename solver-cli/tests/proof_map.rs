@@ -218,6 +218,7 @@ fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
     let named = |turn: &serde_json::Value| pie_line.contains(turn.as_str().unwrap());
     assert!(fairest.iter().chain(&open).all(named), "{pie_line}");
     assert_eq!(pie_line.contains("perhaps also"), !open.is_empty(), "{pie_line}");
+    assert_eq!(table["perhaps_fairest"], serde_json::json!(open), "{table}");
     // Asked under the pie rule, the map says its value is the pie value's line, known or not.
     for rules in ["bga pie=on", "bga capture=empty pie=on"] {
         let text = String::from_utf8(kalah(&["solve", "6x6", "--rules", rules, "--db", db]).stdout).unwrap();

@@ -782,10 +782,7 @@ async function showExplorer(offer) {
   const proven = table.source === 'proof' || table.source === 'claimed';
   // A start has South to move; the replies job's tables start after South's first turn.
   const mover = parsePosition(state.start).side === 'north' ? 'North' : 'South';
-  // Turns not yet exact whose bounds hold a value worth the pie value after the swap.
-  const mightBeFair = table.openings.filter((o) => o.value === null &&
-    [table.pie_value, -table.pie_value].some((v) => o.lower <= v && v <= o.upper)).map((o) => o.move);
-  const perhaps = mightBeFair.length ? `, perhaps also ${mightBeFair.join(', ')}` : '';
+  const perhaps = table.perhaps_fairest.length ? `, perhaps also ${table.perhaps_fairest.join(', ')}` : '';
   const pie = typeof table.pie_value === 'number'
     ? `; under the pie rule ${signed(table.pie_value)} (fairest: ${table.fairest.join(', ')}${perhaps})` : '';
   $('explorer-summary').textContent = proven

@@ -112,9 +112,12 @@ pub struct OpeningsTable {
     /// is the pie value, the fairest.
     pub best: Vec<String>,
     /// The first turns proven to reach the pie value: the fairest (none without a pie value).
-    /// Where a turn not yet exact might reach it too ([`OpeningsTable::fairest_text`] names those),
-    /// there may be more, as with `best`.
+    /// Where a turn not yet exact might reach it too (`perhaps_fairest`), there may be more, as
+    /// with `best`.
     pub fairest: Vec<String>,
+    /// The first turns not yet exact whose bounds hold a value that keeps the pie value after
+    /// the swap: those that might still be among the fairest (none without a pie value).
+    pub perhaps_fairest: Vec<String>,
     /// Every first turn.
     pub openings: Vec<Opening>,
     /// Where it comes from: the shipped tables, checked proofs, or a file given at run time.
@@ -142,6 +145,10 @@ impl OpeningsTable {
         let fairest = swap.map_or_else(Vec::new, |(_, keeps)| {
             openings.iter().zip(keeps).filter(|(_, keeps)| *keeps).map(|(o, _)| o.turn.to_string()).collect()
         });
+        let might_keep = |bounds: Bounds| {
+            pie_value.is_some_and(|pie| bounds.value().is_none() && kept_after_swap(bounds).contains(pie))
+        };
+        let perhaps_fairest = openings.iter().filter(|o| might_keep(o.bounds())).map(|o| o.turn.to_string()).collect();
         let with = |keep: &dyn Fn(i32) -> bool| -> Vec<String> {
             openings.iter().filter(|o| o.value().is_some_and(keep)).map(|o| o.turn.to_string()).collect()
         };
@@ -157,6 +164,7 @@ impl OpeningsTable {
             pie_value,
             best,
             fairest,
+            perhaps_fairest,
             openings,
             source,
             claimed_by: None,
@@ -182,17 +190,12 @@ impl OpeningsTable {
         self.known.value()
     }
 
-    /// The fairest first turns as text ("1 4, 1 5"), followed by those not yet exact that might
-    /// still reach the pie value, whose bounds hold a value that keeps it after the swap
+    /// The fairest first turns as text ("1 4, 1 5"), followed by those that might still be
     /// ("1 4, perhaps also 1 6, 2"); empty without a pie value.
     pub fn fairest_text(&self) -> String {
-        let Some(pie) = self.pie_value else { return String::new() };
-        let might_keep = |bounds: Bounds| bounds.value().is_none() && kept_after_swap(bounds).contains(pie);
-        let open: Vec<String> =
-            self.openings.iter().filter(|o| might_keep(o.bounds())).map(|o| o.turn.to_string()).collect();
-        match open.is_empty() {
+        match self.perhaps_fairest.is_empty() {
             true => self.fairest.join(", "),
-            false => format!("{}, perhaps also {}", self.fairest.join(", "), open.join(", ")),
+            false => format!("{}, perhaps also {}", self.fairest.join(", "), self.perhaps_fairest.join(", ")),
         }
     }
 }
