@@ -284,6 +284,9 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
     }
     let mut text = format!("{position}, rules {rules}\n");
     text += &kalah::notation::diagram(&position);
+    if answer::within_first_turn(&rules, &position) {
+        text += "under the pie rule: each value is what South keeps, North swapping sides after this first turn where that is better\n";
+    }
     text += &match &report.answer {
         Answer::Exact(answer) => answer.text(&position),
         Answer::Bounded(answer) => answer.text(&position),

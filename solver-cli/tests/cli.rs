@@ -111,6 +111,17 @@ fn solve_with_overrides_and_the_pie_rule() {
     assert_eq!(pie["value"].as_i64().unwrap(), -fairest);
     assert_eq!(pie["pie_value"], pie["value"]);
     assert_eq!(pie["rule_dimensions"]["pie"], true);
+    // `query` at the start under the pie rule (searched, and from the book's 6x4 table) says the
+    // same value: what South keeps after the swap, not plain play's.
+    let queried = json(&["query", "3x3", "--pie", "--no-db", "--json"]);
+    assert_eq!((&queried["value"], &queried["source"]), (&pie["value"], &serde_json::json!("search")));
+    // Kalah(6,4)'s table: 3 2, worth 0, is the fairest turn (plain play's best is 3 6, +8).
+    let queried = json(&["query", "6x4", "--pie", "--no-db", "--json"]);
+    assert_eq!((&queried["value"], &queried["source"]), (&serde_json::json!(0), &serde_json::json!("book")));
+    let best: Vec<&Value> = queried["moves"].as_array().unwrap().iter().filter(|m| m["best"] == true).collect();
+    assert_eq!(best.iter().map(|m| m["move"].as_i64().unwrap()).collect::<Vec<_>>(), [3]);
+    let text = String::from_utf8(kalah(&["query", "6x4", "--pie", "--no-db"]).stdout).unwrap();
+    assert!(text.contains("under the pie rule: each value is what South keeps"), "{text}");
 }
 
 #[test]

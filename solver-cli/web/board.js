@@ -875,7 +875,8 @@ async function loadAddress() {
   names.push(['standard direction=cw', 'standard, clockwise']);
   const named = names.some(([name]) => name === rules);
   options($('rules'), names, named ? rules : 'standard');
-  if (!named) $('rules-text').value = rules;
+  // (Cleared for a named set: a rule text left from the last address would override it.)
+  $('rules-text').value = named ? '' : rules;
   const sizes = (n) => Array.from({ length: n }, (_, i) => [i + 1, String(i + 1)]);
   const start = saved.get('start') || saved.get('pos');
   const bins = start ? parsePosition(start).bins : null;

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::pie::kept_after_swap;
 use super::{Bounds, Proven, Source};
 use crate::board::Position;
 use crate::moves::Turn;
@@ -207,13 +208,6 @@ impl OpeningsTable {
 pub fn pie_value(opening_values: impl IntoIterator<Item = i32>) -> Option<i32> {
     let bounds: Vec<Bounds> = opening_values.into_iter().map(Bounds::exact).collect();
     pie_value_and_fairest(&bounds).map(|(pie, _)| pie)
-}
-
-/// What the first player keeps under the swap (`-|v|`) of an opening worth `v` within `bounds`.
-fn kept_after_swap(bounds: Bounds) -> Bounds {
-    let (low, high) = (bounds.lower.abs(), bounds.upper.abs());
-    let nearest_draw = if bounds.contains(0) { 0 } else { low.min(high) };
-    Bounds { lower: -low.max(high), upper: -nearest_draw }
 }
 
 /// The pie value of openings known only within `bounds` ([`pie_value`] of their values), once

@@ -19,7 +19,9 @@ pub use proven_index::ProvenIndex;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::answer::{PositionAnswer, Source, moves_best_first, wdl};
+use crate::answer::{
+    Bounds, PositionAnswer, Proven, Source, first_turn_moves, moves_best_first, wdl, within_first_turn,
+};
 use crate::board::Position;
 use crate::database::builder::{self, BuildOptions, Progress};
 use crate::database::{Database, DbError, Layout};
@@ -270,6 +272,15 @@ pub fn analyse_position(search: &mut Search<'_>, position: &Position) -> Result<
     let game_over = position.is_over(&rules);
     let (value, values, source) = if game_over {
         (position.final_margin(&rules), Vec::new(), Source::Rules)
+    } else if within_first_turn(&rules, position) {
+        // The pie rule's values: what South keeps after each move, its turns' ends searched.
+        let source = if search.in_database(position) { Source::Database } else { Source::Search };
+        let mut turn_end = |end: &Position| search.value(end).map(|value| Proven::unproven(Bounds::exact(value)));
+        let moves = first_turn_moves(&rules, position, &mut turn_end)?;
+        let values: Vec<(usize, i32)> =
+            moves.iter().map(|(house, known)| (*house, known.value().expect("exact values keep exact"))).collect();
+        let value = values.iter().map(|&(_, v)| v).max().expect("a position not over has a legal move");
+        (value, values, source)
     } else {
         let source = if search.in_database(position) { Source::Database } else { Source::Search };
         let (value, values) = (search.value(position)?, search.move_values(position)?);
@@ -470,5 +481,36 @@ mod tests {
         let over = crate::notation::parse_position("0 0 0 0 5 0 0 0 0 3 N").unwrap();
         let answer = analyse_position(&mut search, &over).unwrap();
         assert_eq!((answer.value, answer.source, answer.moves.len()), (-2, Source::Rules, 0));
+    }
+
+    /// Under the pie rule a start's moves, and those of a position its first turn passes
+    /// through, are worth what South keeps after the swap: the best of their turns' `-|v|`, each
+    /// turn's `v` from the reference solver; the start's value is the pie value.
+    #[test]
+    fn a_first_turn_under_the_pie_rule_is_analysed_as_the_swap_leaves_it() {
+        let pie = Rules { pie: true, ..Rules::STANDARD };
+        let mut solver = crate::solve::Solver::new(Rules::STANDARD).unwrap();
+        let options = SearchOptions { table_bytes: 1 << 20, deadline: None, threads: 1 };
+        let mut search = Search::new(pie, None, &options).unwrap();
+        let start = Position::start(4, 3).unwrap();
+        let turns = crate::moves::first_turns(&pie, &start);
+        let kept: Vec<(Vec<u8>, i32)> =
+            turns.iter().map(|(turn, end)| (turn.houses().to_vec(), -solver.value(end).abs())).collect();
+        let best_kept = |prefix: &[u8]| kept.iter().filter(|(t, _)| t.starts_with(prefix)).map(|(_, v)| *v).max();
+        let answer = analyse_position(&mut search, &start).unwrap();
+        assert_eq!(Some(answer.value), crate::answer::pie_value(kept.iter().map(|(_, v)| -v)));
+        for m in &answer.moves {
+            assert_eq!(Some(m.value), best_kept(&[m.house as u8]), "move {}", m.house);
+        }
+        // 4x3's house 2 ends in the store: South moves again, within the first turn.
+        let mut within = start;
+        assert!(within.play(&pie, 1).extra_turn);
+        let answer = analyse_position(&mut search, &within).unwrap();
+        for m in &answer.moves {
+            assert_eq!(Some(m.value), best_kept(&[2, m.house as u8]), "move 2 {}", m.house);
+        }
+        // Past the first turn the values are plain play's.
+        let (_, end) = &turns[0];
+        assert_eq!(analyse_position(&mut search, end).unwrap().value, solver.value(end));
     }
 }

@@ -178,7 +178,9 @@ impl Prepared {
         let clock = Instant::now();
         let mut search = self.search()?;
         let mut bounds = None;
-        if !position.is_over(&self.rules) && !self.holds(position) {
+        // (Within the first turn under the pie rule the value is the moves' own, after the swap.)
+        let pie_turn = crate::answer::within_first_turn(&self.rules, position);
+        if !position.is_over(&self.rules) && !self.holds(position) && !pie_turn {
             let searched = value_telling(&mut search, position, |lower, upper, nodes| {
                 bounds = Some(Bounds { lower, upper });
                 proven(lower, upper, nodes);
@@ -208,6 +210,14 @@ impl Prepared {
         let lower = keeps.bounds.lower;
         let mut search = self.search()?;
         let rules = self.rules;
+        if crate::answer::within_first_turn(&rules, position) {
+            // Under the pie rule a first turn's moves are worth what they keep after the swap,
+            // which no zero-window test of plain play tells: every move is valued.
+            let answer = analyse_position(&mut search, position)?;
+            let (nodes, seconds) = (search.stats().nodes, clock.elapsed().as_secs_f64());
+            let keeping = answer.moves.iter().find(|m| m.value >= lower);
+            return Ok(keeping.map(|m| KeepingMove::new(&rules, position, m.house - 1, keeps.clone(), nodes, seconds)));
+        }
         // The estimates lift the deadline; the tests keep it.
         let deadline = search.deadline();
         let mut order = estimated_moves(&mut search, position)?;

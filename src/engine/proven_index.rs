@@ -16,8 +16,12 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::book::{BookError, OpeningBook};
-use crate::answer::{Answer, BoundedAnswer, Bounds, PositionReport, Proven, ProvenLine, Source};
+use crate::answer::{
+    Answer, BoundedAnswer, Bounds, PositionAnswer, PositionReport, Proven, ProvenLine, Source, first_turn_best,
+    first_turn_moves, first_turn_start, moves_best_first, wdl,
+};
 use crate::board::Position;
+use crate::moves::Turn;
 use crate::notation::parse_position;
 use crate::rules::Rules;
 
@@ -209,6 +213,9 @@ impl ProvenIndex {
         if position.is_over(rules) {
             return None;
         }
+        if let Some(start) = first_turn_start(rules, position) {
+            return self.first_turn_bounds(rules, &start, position);
+        }
         let stored = self.stored(rules, position).ok()?;
         let (mut moves, held) = self.moves(rules, position, TURN_DEPTH).ok()?;
         if stored.is_none() && !held {
@@ -235,26 +242,105 @@ impl ProvenIndex {
     /// the proofs. `None` where nothing is known beyond the seeds, and for a game that is over
     /// (the rules answer it).
     pub fn answer(&self, rules: &Rules, position: &Position) -> Option<PositionReport> {
+        if first_turn_start(rules, position).is_some() {
+            return self.first_turn_answer(rules, position);
+        }
         let answer = match self.book.answer(rules, position) {
             Some(exact) => Answer::Exact(exact),
             None => {
                 let (known, moves) = self.bounds_and_moves(rules, position)?;
-                // A bound that rests on no proof came from a table or a line of the book (or, for
-                // a move that ends the game, from the rules).
-                let unknown = Bounds::unknown(position.total_seeds());
-                let from_book = (known.bounds.lower > unknown.lower && known.lower_proofs.is_empty())
-                    || (known.bounds.upper < unknown.upper && known.upper_proofs.is_empty());
-                let mut answer = BoundedAnswer::new(rules, position, known, &moves);
-                if answer.proofs.iter().any(|proof| crate::engine::book::is_claimed(proof)) {
-                    answer.source = Source::Claimed;
-                } else if from_book {
-                    answer.source = Source::Book;
-                }
-                Answer::Bounded(answer)
+                bounded_answer(rules, position, known, &moves, Bounds::unknown(position.total_seeds()))
             }
         };
         Some(PositionReport::new(rules, position, answer, None))
     }
+
+    /// [`ProvenIndex::answer`] within South's first turn under the pie rule
+    /// ([`ProvenIndex::first_turn_bounds`]): exact where the book's tables give every turn.
+    fn first_turn_answer(&self, rules: &Rules, position: &Position) -> Option<PositionReport> {
+        let (known, moves) = self.bounds_and_moves(rules, position)?;
+        let exact: Option<Vec<(usize, i32)>> = moves
+            .iter()
+            .map(|(house, known)| known.value().filter(|_| known.proofs().is_empty()).map(|value| (*house, value)))
+            .collect();
+        let answer = match (known.value(), exact) {
+            (Some(value), Some(values)) => Answer::Exact(PositionAnswer {
+                value,
+                wdl: wdl(value),
+                game_over: false,
+                moves: moves_best_first(rules, position, &values, value),
+                source: Source::Book,
+                nodes: 0,
+                seconds: 0.0,
+            }),
+            // No turn keeps more than 0 after the swap: an upper bound of 0 or more is the rules'.
+            _ => {
+                let ruled = Bounds { upper: 0, ..Bounds::unknown(position.total_seeds()) };
+                bounded_answer(rules, position, known, &moves, ruled)
+            }
+        };
+        Some(PositionReport::new(rules, position, answer, None))
+    }
+
+    /// [`ProvenIndex::bounds_and_moves`] within `start`'s first turn under the pie rule: each
+    /// move's value after the swap ([`first_turn_moves`]) from what is held where its turns end
+    /// (the start's openings tables and maps, the proofs' nodes), the position's the best of
+    /// them; `None` where nothing is held at any turn's end, or where sources contradict each
+    /// other.
+    fn first_turn_bounds(
+        &self,
+        rules: &Rules,
+        start: &Position,
+        position: &Position,
+    ) -> Option<(Proven, Vec<(usize, Proven)>)> {
+        // Each turn's value for North, its end's mover, from the start's tables.
+        let ends: HashMap<Turn, Position> = crate::moves::first_turns(rules, start).into_iter().collect();
+        let mut from_tables: HashMap<Position, Proven> = HashMap::new();
+        let tables = [self.book.start(rules, start), self.book.start_map(rules, start)];
+        for opening in tables.into_iter().flatten().flat_map(|table| &table.openings) {
+            let Some(end) = ends.get(&opening.turn) else { continue };
+            let north = -&opening.known;
+            let known = match from_tables.remove(end) {
+                Some(earlier) => earlier.narrowed_by(&north).ok()?,
+                None => north,
+            };
+            from_tables.insert(*end, known);
+        }
+        let mut held = false;
+        let mut turn_end = |end: &Position| {
+            let known = match (from_tables.get(end), self.bounds(rules, end)) {
+                (Some(table), Some(index)) => Some(table.narrowed_by(&index)?),
+                (table, index) => table.cloned().or(index),
+            };
+            held |= known.is_some();
+            Ok::<_, String>(known.unwrap_or_else(|| Proven::unproven(Bounds::unknown(end.total_seeds()))))
+        };
+        let moves = first_turn_moves(rules, position, &mut turn_end).ok()?;
+        let known = first_turn_best(&moves).filter(|_| held)?;
+        Some((known, moves))
+    }
+}
+
+/// The answer of `known` bounds at `position` and its `moves`', its source the proofs, or the
+/// book where a bound within `ruled` (what the rules alone give) rests on none (a table or a
+/// line; for a move that ends the game, the rules), or a claim where a proof is a file's given
+/// at run time.
+fn bounded_answer(
+    rules: &Rules,
+    position: &Position,
+    known: Proven,
+    moves: &[(usize, Proven)],
+    ruled: Bounds,
+) -> Answer {
+    let from_book = (known.bounds.lower > ruled.lower && known.lower_proofs.is_empty())
+        || (known.bounds.upper < ruled.upper && known.upper_proofs.is_empty());
+    let mut answer = BoundedAnswer::new(rules, position, known, moves);
+    if answer.proofs.iter().any(|proof| crate::engine::book::is_claimed(proof)) {
+        answer.source = Source::Claimed;
+    } else if from_book {
+        answer.source = Source::Book;
+    }
+    Answer::Bounded(answer)
 }
 
 /// Why no move can be asked to keep a bound at a position.
@@ -512,6 +598,35 @@ mod tests {
         let position = parse_position("1 7 0 8 8 8 2 0 8 8 7 7 7 1 S").unwrap();
         let known = index.bounds(&Rules::STANDARD, &position).unwrap();
         assert_eq!((known.bounds.lower, known.lower_proofs.clone()), (4, vec!["data/proofs/standard-6x6-ge-4".into()]));
+    }
+
+    /// Under the pie rule the first turn's positions are answered as the swap leaves them: from
+    /// the book's exact table of Kalah(6,4) (its value the table's pie value, each move the best
+    /// its turns keep), and from the proofs' map of BGA Kalah(6,6) (at least 0 by turn 1 4, which
+    /// rests on both of that turn's proofs; at most 0 by the rule itself).
+    #[test]
+    fn a_first_turn_under_the_pie_rule_is_answered_as_the_swap_leaves_it() {
+        let index = ProvenIndex::shipped().unwrap();
+        let pie = Rules { pie: true, ..Rules::STANDARD };
+        let start = Position::start(6, 4).unwrap();
+        let table = index.book().start(&pie, &start).unwrap();
+        let Answer::Exact(answer) = index.answer(&pie, &start).unwrap().answer else { panic!("6x4 is exact") };
+        assert_eq!((Some(answer.value), answer.source), (table.pie_value, Source::Book));
+        for m in &answer.moves {
+            let turns = table.openings.iter().filter(|o| o.turn.houses()[0] as usize == m.house);
+            let kept = turns.map(|o| -o.value().unwrap().abs()).max();
+            assert_eq!(Some(m.value), kept, "move {}", m.house);
+            assert_eq!(m.best, table.fairest.iter().any(|turn| turn.starts_with(&m.house.to_string())));
+        }
+        let bga = Rules { pie: true, ..Rules::BGA };
+        let six = Position::start(6, 6).unwrap();
+        let Answer::Bounded(answer) = index.answer(&bga, &six).unwrap().answer else { panic!("6x6 is mapped") };
+        let turn_1_4 = ["data/proofs/bga-6x6-turn-1-4-ge-0".to_string(), "data/proofs/bga-6x6-turn-1-4-ge-2".into()];
+        assert_eq!(answer.known, Proven::new(Bounds::exact(0), turn_1_4.to_vec(), vec![]));
+        assert_eq!(answer.source, Source::Proof);
+        assert!(index.proven_line(&bga, &six).text.starts_with("S 1 4 |"));
+        // Without the pie rule, the plain game's value.
+        assert_eq!(index.bounds(&Rules::BGA, &six).unwrap().value(), Some(4));
     }
 
     /// The proven line of standard Kalah(6,6) plays the `>= 4` proof's first turn, every move
