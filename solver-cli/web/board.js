@@ -675,12 +675,6 @@ async function replyTo(answer) {
     return;
   }
   const ticket = state.ticket;
-  const fair = await fairestOpeningMove(at, answer.legal || answer.moves);
-  if (ticket !== state.ticket) return;
-  if (fair) {
-    play(at, 'south', fair);
-    return;
-  }
   const proven = answer.moves.filter((move) => move.best);
   let move = proven.length ? proven[Math.floor(Math.random() * proven.length)] : answer.moves[0];
   const provenBound = typeof answer.lower === 'number' && answer.lower_proofs && answer.lower_proofs.length;
@@ -691,7 +685,11 @@ async function replyTo(answer) {
     // A best move keeps the value where it is exact, else its proven lower bound (an unproven
     // reply comes with neither).
     const lower = move.lower_proofs && move.lower_proofs.length ? move.lower : undefined;
-    chosen = { move, said: '', keeps: typeof answer.value === 'number' ? answer.value : lower };
+    // Under the pie rule the answers value South's first turn as the swap leaves it: the best
+    // moves make a fairest first turn, not the plain game's best, which the swap would take.
+    const said = pieFirstTurn(at, 'south')
+      ? `The engine plays ${move.move}: under the pie rule it opens with a fairest first turn, keeping ${signed(move.value ?? move.lower)} whether North swaps or not.` : '';
+    chosen = { move, said, keeps: typeof answer.value === 'number' ? answer.value : lower };
   } else if (keeps) {
     chosen = { move, said: `The engine plays ${move.move}: it keeps at least ${signed(move.lower)}, proven (${move.lower_proofs.join(', ')}).`, keeps: move.lower };
   } else if (provenBound) {
@@ -702,29 +700,6 @@ async function replyTo(answer) {
     chosen = { move, said: `No move is proven best here: the engine plays ${move.move}, the best by the proofs' bounds, not proven.`, keeps: undefined };
   }
   play(at, answer.to_move, chosen);
-}
-
-// Under the pie rule the engine as South opens with a fairest first turn (one that keeps the pie
-// value whatever North does), not the plain game's best, which the swap would turn against
-// it: the next move (one of `moves`) of such a turn that South's moves so far begin, where the
-// start's openings table names them; null otherwise.
-async function fairestOpeningMove(at, moves) {
-  if (!pieFirstTurn(at, 'south')) return null;
-  let table;
-  try {
-    table = await api('openings', { pos: state.start, rules: state.rules });
-  } catch (err) {
-    return null;
-  }
-  if (typeof table.pie_value !== 'number') return null;
-  const played = state.plies.map((ply) => ply.move);
-  const next = table.fairest.map((turn) => turn.split(' ').map(Number))
-    .filter((turn) => turn.length > played.length && played.every((m, i) => turn[i] === m))
-    .map((turn) => moves.find((move) => move.move === turn[played.length]))
-    .filter(Boolean);
-  if (!next.length) return null;
-  const move = next[Math.floor(Math.random() * next.length)];
-  return { move, said: `The engine plays ${move.move}: under the pie rule it opens with a fairest first turn (${table.fairest.join(', ')}), keeping at least ${signed(table.pie_value)} whether North swaps or not.`, keeps: undefined };
 }
 
 // Plays the engine's `chosen` move ({ move, said, keeps }) by `side` at `at`.
