@@ -287,6 +287,9 @@ pub fn query(args: &QueryArgs) -> anyhow::Result<String> {
     if answer::within_first_turn(&rules, &position) {
         text += "under the pie rule: each value is what South keeps, North swapping sides after this first turn where that is better\n";
     }
+    if answer::ends_first_turn(&rules, &position) {
+        text += "under the pie rule North may swap sides here, taking South's value, the opposite of North's below\n";
+    }
     text += &match &report.answer {
         Answer::Exact(answer) => answer.text(&position),
         Answer::Bounded(answer) => answer.text(&position),

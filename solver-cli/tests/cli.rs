@@ -122,6 +122,12 @@ fn solve_with_overrides_and_the_pie_rule() {
     assert_eq!(best.iter().map(|m| m["move"].as_i64().unwrap()).collect::<Vec<_>>(), [3]);
     let text = String::from_utf8(kalah(&["query", "6x4", "--pie", "--no-db"]).stdout).unwrap();
     assert!(text.contains("under the pie rule: each value is what South keeps"), "{text}");
+    // After South's first turn 2 of Kalah(3,3), North may swap; not without the pie rule.
+    let after_2 = "3 0 4 1 4 3 3 0 N";
+    let text = String::from_utf8(kalah(&["query", after_2, "--pie", "--no-db"]).stdout).unwrap();
+    assert!(text.contains("North may swap sides here"), "{text}");
+    let text = String::from_utf8(kalah(&["query", after_2, "--no-db"]).stdout).unwrap();
+    assert!(!text.contains("swap"), "{text}");
 }
 
 #[test]

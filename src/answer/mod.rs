@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 pub use bounds::{Bounds, Proven, signed, sorted_names};
 pub use line::{LineMove, Mainline, ProvenLine, ProvenMove};
 pub use opening::{Opening, OpeningsTable, pie_value};
-pub use pie::{first_turn_best, first_turn_moves, first_turn_start, within_first_turn};
+pub use pie::{ends_first_turn, first_turn_best, first_turn_moves, first_turn_start, within_first_turn};
 pub(crate) use position::moves_best_first;
 pub use position::{
     Answer, BoundedAnswer, Estimate, KeepingMove, LegalMove, MoveBounds, MoveFacts, MoveValue, PositionAnswer,

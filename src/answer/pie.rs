@@ -57,6 +57,16 @@ pub fn first_turn_start(rules: &Rules, position: &Position) -> Option<Position> 
     passes(rules, &start, position).then_some(start)
 }
 
+/// Whether `position` is where South's first turn of a game under the pie rule leaves North to
+/// move: where North may swap sides. (As for [`first_turn_start`], a position holds no history.)
+pub fn ends_first_turn(rules: &Rules, position: &Position) -> bool {
+    let per_house = position.total_seeds() / (2 * position.houses() as u32);
+    rules.pie
+        && position.to_move() == Side::North
+        && Position::start(position.houses(), per_house)
+            .is_ok_and(|start| crate::moves::first_turns(rules, &start).iter().any(|(_, end)| end == position))
+}
+
 /// Each legal move of `position` (within South's first turn, [`within_first_turn`]) by house
 /// 0..m, with what South keeps after it under the pie rule: the final margin where the game
 /// ends; the best of the turn's ways on where South moves again; else [`kept_after_swap`] of
@@ -102,17 +112,24 @@ mod tests {
     use crate::solve::Solver;
 
     #[test]
-    fn the_first_turn_is_the_start_and_what_its_extra_moves_pass_through() {
+    fn the_first_turn_is_the_start_what_its_extra_moves_pass_through_and_where_it_ends() {
         let pie = Rules { pie: true, ..Rules::STANDARD };
         let start = Position::start(6, 4).unwrap();
         assert!(within_first_turn(&pie, &start));
         assert!(!within_first_turn(&Rules::STANDARD, &start), "no pie rule, no swap");
-        // 3 ends in South's store (an extra turn); 1 does not.
+        // 3 ends in South's store (an extra turn); 1 does not: North may swap after it.
         for (house, within) in [(2, true), (0, false)] {
             let mut after = start;
             after.play(&pie, house);
             assert_eq!(within_first_turn(&pie, &after), within, "{after}");
+            assert_eq!(ends_first_turn(&pie, &after), !within, "{after}");
+            assert!(!ends_first_turn(&Rules::STANDARD, &after));
         }
+        // Past North's reply the pie rule is out of play.
+        let mut reply = start;
+        reply.play(&pie, 0);
+        reply.play(&pie, 0);
+        assert!(!within_first_turn(&pie, &reply) && !ends_first_turn(&pie, &reply), "{reply}");
     }
 
     /// Under the pie rule each move of Kalah(4,2)'s and Kalah(3,3)'s first turns keeps what the
