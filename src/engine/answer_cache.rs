@@ -81,8 +81,14 @@ impl KeptAnswer {
     }
 
     /// Whether it can be right for `position` under `rules`: its type's check
-    /// ([`PositionReport::check`], [`Mainline::check`]).
+    /// ([`PositionReport::check`], [`Mainline::check`]); never a position's answer within a first
+    /// turn under the pie rule, which is not kept ([`AnswerCache::insert`]).
     pub fn check(&self, rules: &Rules, position: &Position) -> Result<(), String> {
+        if !keeps(self.endpoint(), rules, position) {
+            return Err(
+                "a first turn's answer under the pie rule is not kept (older versions valued it as plain play)".into(),
+            );
+        }
         match self {
             KeptAnswer::Position(report) => report.check(rules, position),
             KeptAnswer::Mainline(line) => line.check(rules, position),
@@ -98,6 +104,13 @@ impl KeptAnswer {
             Endpoint::KeepingMove => Err("a keeping move is never kept".to_string()),
         }
     }
+}
+
+/// Whether `endpoint`'s answers at `position` under `rules` are kept: all but a position's answer
+/// within South's first turn under the pie rule, which no check could tell from the plain game's
+/// values that versions before the swap's were given, and which is searched again instead.
+fn keeps(endpoint: Endpoint, rules: &Rules, position: &Position) -> bool {
+    endpoint != Endpoint::Position || !crate::answer::within_first_turn(rules, position)
 }
 
 /// An answer's key: endpoint, rules and position.
@@ -203,12 +216,13 @@ impl AnswerCache {
         self.lock().answers.get(&(endpoint, rules, position)).cloned()
     }
 
-    /// Keeps `answer` for `position` under `rules`, on disk too. A failed write is returned; the
-    /// answer is kept in memory all the same.
+    /// Keeps `answer` for `position` under `rules`, on disk too (not one that is never kept,
+    /// [`KeptAnswer::check`]). A failed write is returned; the answer is kept in memory all the
+    /// same.
     pub fn insert(&self, rules: Rules, position: Position, answer: KeptAnswer) -> std::io::Result<()> {
         let key = (answer.endpoint(), rules, position);
         let mut held = self.lock();
-        if held.answers.contains_key(&key) {
+        if held.answers.contains_key(&key) || !keeps(key.0, &rules, &position) {
             return Ok(());
         }
         let record = Record::of(&key, &answer);
@@ -422,18 +436,15 @@ mod tests {
         assert_eq!(got, Some(expected));
     }
 
-    #[test]
-    fn a_damaged_or_forged_line_costs_that_answer_only() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("answers.jsonl");
-        let (cache, _) = open(&path, 10);
-        for n in 1..=4 {
-            insert(&cache, n);
-        }
-        // Kalah(1,1) with South to move: its one move ends the game, worth 0 for the mover.
-        let rules = Rules::STANDARD;
-        let start = crate::notation::parse_position("1 0 1 0 S").unwrap();
-        let moves = moves_best_first(&rules, &start, &[(0, 0)], 0);
+    /// Kalah(1,1) with South to move: its one move ends the game, worth 0 for the mover.
+    fn one_seed_start() -> Position {
+        crate::notation::parse_position("1 0 1 0 S").unwrap()
+    }
+
+    /// [`one_seed_start`]'s answer under `rules`, as a search gives it.
+    fn one_seed_report(rules: &Rules) -> PositionReport {
+        let start = one_seed_start();
+        let moves = moves_best_first(rules, &start, &[(0, 0)], 0);
         let answer = PositionAnswer {
             value: 0,
             wdl: wdl(0),
@@ -443,7 +454,37 @@ mod tests {
             nodes: 1,
             seconds: 0.0,
         };
-        let report = PositionReport::new(&rules, &start, Answer::Exact(answer), None);
+        PositionReport::new(rules, &start, Answer::Exact(answer), None)
+    }
+
+    /// A start's answer under the pie rule is not kept, and one an older version kept (valued
+    /// as plain play) is dropped when read back, said why.
+    #[test]
+    fn a_first_turns_answer_under_the_pie_rule_is_never_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("answers.jsonl");
+        let (cache, _) = open(&path, 10);
+        let (pie, start) = (Rules { pie: true, ..Rules::STANDARD }, one_seed_start());
+        let report = KeptAnswer::Position(one_seed_report(&pie));
+        cache.insert(pie, start, report.clone()).unwrap();
+        assert!(cache.get(Endpoint::Position, pie, start).is_none());
+        drop(cache);
+        let older = serde_json::to_string(&Record::of(&(Endpoint::Position, pie, start), &report)).unwrap();
+        std::fs::write(&path, format!("{HEADER}\n{older}\n")).unwrap();
+        let (cache, warnings) = open(&path, 10);
+        assert!(warnings.len() == 1 && warnings[0].contains("under the pie rule"), "{warnings:?}");
+        assert!(cache.get(Endpoint::Position, pie, start).is_none());
+    }
+
+    #[test]
+    fn a_damaged_or_forged_line_costs_that_answer_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("answers.jsonl");
+        let (cache, _) = open(&path, 10);
+        for n in 1..=4 {
+            insert(&cache, n);
+        }
+        let (rules, start, report) = (Rules::STANDARD, one_seed_start(), one_seed_report(&Rules::STANDARD));
         cache.insert(rules, start, KeptAnswer::Position(report.clone())).unwrap();
         drop(cache);
         let text = std::fs::read_to_string(&path).unwrap();
