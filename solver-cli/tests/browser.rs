@@ -555,6 +555,13 @@ fn starts_open_from_the_book_and_perfect_play_answers_the_player() {
     assert_eq!(browser.move_list(), "S 2 N swap", "the swap is North's first turn");
     assert_eq!(browser.script("return document.querySelector('#play-as').value").as_str(), Some("north"));
 
+    // Kalah(6,4) under the pie rule: the start's values are the swap's (3 best, worth 0), and
+    // the book's perfect line, plain play's, says it is without the swap.
+    browser.navigate(&format!("{}/#rules=standard+pie%3Don&start=4+4+4+4+4+4+0+4+4+4+4+4+4+0+S", server.url));
+    let line = wait_for("the perfect line", || Some(browser.text("mainline-text")).filter(|t| t.contains(" | ")));
+    assert!(line.starts_with("without the swap: S"), "{line}");
+    assert_eq!(browser.house_values("south")[2], "0", "{:?}", browser.house_values("south"));
+
     // Playing North under the pie rule on Kalah(6,4): the engine as South opens with the fairest
     // first turn, 3 2 (worth 0, so the swap gains North nothing), not the plain game's best, 3 6
     // (+8, which North would swap), as the answers value the first turn's moves after the swap.

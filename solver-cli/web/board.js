@@ -542,6 +542,9 @@ async function showMainline(at, ticket) {
     if (ticket !== state.ticket) return;
     text.replaceChildren();
     if (!line.line.length) text.textContent = '(no moves: the game is over)';
+    // The lines are plain play's: where the pie rule's swap is still to come, say so.
+    const plain = pieFirstTurn(at, 'south') || swapOffered(at);
+    if (plain && line.line.length) text.append('without the swap: ');
     let side = null;
     line.line.forEach((entry, i) => {
       if (entry.side !== side) {
@@ -560,8 +563,9 @@ async function showMainline(at, ticket) {
     text.dataset.text = line.text;
     if (line.south_margin !== null && line.south_margin !== undefined) {
       const margin = line.south_margin;
-      $('result').textContent = margin === 0 ? 'Perfect play ends in a draw.'
-        : `Perfect play ends with ${margin > 0 ? 'South' : 'North'} winning by ${Math.abs(margin)}.`;
+      const play = plain ? 'Perfect play without the swap' : 'Perfect play';
+      $('result').textContent = margin === 0 ? `${play} ends in a draw.`
+        : `${play} ends with ${margin > 0 ? 'South' : 'North'} winning by ${Math.abs(margin)}.`;
     } else if (line.repeats) {
       $('result').textContent = 'The line comes back to a position it passed: endless play scores 0.';
     }
