@@ -344,7 +344,22 @@ fn task_outcome(
         return Ok(expanded(expand(tree, search, position, options, log, clock, nodes_before)?));
     }
     let (beta, holds_if_at_least) = claim.board_test(position);
-    let budget = task_budget(tree, position, options);
+    // The root has no expansion above it to estimate it: its task estimates it first, as an
+    // expansion would (the estimate's nodes are the task's).
+    // (A few thousand nodes: searched past a stop, as an expansion's estimates are.)
+    let root_estimate = match *position == tree.spec().root {
+        true => {
+            search.set_deadline(None);
+            search.set_cancel(None);
+            let estimate = search.estimated_value(position, estimate_nodes_for(options.task_nodes));
+            search.set_deadline(options.deadline);
+            search.set_cancel(options.interrupt.clone());
+            let value = estimate?;
+            Some(if position.to_move() == tree.spec().prover() { value } else { -value })
+        }
+        false => None,
+    };
+    let budget = task_budget(tree, position, options, root_estimate);
     search.set_node_limit(Some(budget));
     let answer = search.board_value_at_least(position, beta);
     search.set_node_limit(None);
@@ -390,12 +405,13 @@ const BUDGET_DIVISOR_AFTER_A_FAILED_SIBLING: u64 = 4;
 const BUDGET_DIVISOR_WHERE_EVERY_MOVE_COUNTS: u64 = 8;
 
 /// The nodes the task at `position` may search: the full budget, divided by
-/// [`BUDGET_DIVISOR_WHERE_EVERY_MOVE_COUNTS`] where every move will likely count, and by
-/// [`BUDGET_DIVISOR_AFTER_A_FAILED_SIBLING`] once a sibling's expansion searched a sixteenth of
-/// the full budget or more (one without a task searches only its children's estimates, far less).
-fn task_budget(tree: &Tree, position: &Position, options: &RunOptions) -> u64 {
+/// [`BUDGET_DIVISOR_WHERE_EVERY_MOVE_COUNTS`] where every move will likely count (at the root,
+/// by `root_estimate`), and by [`BUDGET_DIVISOR_AFTER_A_FAILED_SIBLING`] once a sibling's
+/// expansion searched a sixteenth of the full budget or more (one without a task searches only
+/// its children's estimates, far less).
+fn task_budget(tree: &Tree, position: &Position, options: &RunOptions, root_estimate: Option<i32>) -> u64 {
     let mut budget = options.task_nodes;
-    if tree.every_move_likely_needed(position) {
+    if tree.every_move_likely_needed(position, root_estimate) {
         budget /= BUDGET_DIVISOR_WHERE_EVERY_MOVE_COUNTS;
     }
     if tree.sibling_failed(position, options.task_nodes / 16) {
@@ -518,14 +534,14 @@ mod tests {
             for (position, nodes) in [(root, 8_000), (children[0], sibling_nodes)] {
                 tree.add(expansion(&tree, &position, nodes)).unwrap();
             }
-            assert_eq!(task_budget(&tree, &children[1], &options), budget, "a sibling of {sibling_nodes} nodes");
-            assert_eq!(task_budget(&tree, &root, &options), 8_000);
+            assert_eq!(task_budget(&tree, &children[1], &options, None), budget, "a sibling of {sibling_nodes} nodes");
+            assert_eq!(task_budget(&tree, &root, &options, None), 8_000);
         }
     }
 
     /// A leaf whose estimate says every one of its moves will have to be settled (the claim holds
     /// there and the other side moves, or fails there and the prover moves) gets an eighth of the
-    /// budget; one where a single move may do, and the root, the whole.
+    /// budget; one where a single move may do, and the root without its estimate, the whole.
     #[test]
     fn a_leaf_where_every_move_counts_gets_an_eighth_of_the_budget() {
         use crate::proof::tree::tests::{estimated_expansion, turns_from};
@@ -539,12 +555,16 @@ mod tests {
         {
             let spec = Spec::new(Rules::STANDARD, root, ">= 2".parse().unwrap(), 8_000).unwrap();
             let mut tree = Tree::new(spec);
-            assert_eq!(task_budget(&tree, &root, &options), 8_000, "the root has no estimate");
+            assert_eq!(task_budget(&tree, &root, &options, None), 8_000, "the root has no estimate");
+            // The root's own estimate: South, the prover, moves there, so every move counts
+            // where the claim fails.
+            assert_eq!(task_budget(&tree, &root, &options, Some(1)), 1_000);
+            assert_eq!(task_budget(&tree, &root, &options, Some(2)), 8_000);
             for (position, estimate) in [(root, child_estimate), (child, grandchild_estimate)] {
                 tree.add(estimated_expansion(&tree, &position, 10, estimate)).unwrap();
             }
-            assert_eq!(task_budget(&tree, &turns_from(&root)[2], &options), child_budget, "{child_estimate}");
-            assert_eq!(task_budget(&tree, &grandchild, &options), grandchild_budget, "{grandchild_estimate}");
+            assert_eq!(task_budget(&tree, &turns_from(&root)[2], &options, None), child_budget, "{child_estimate}");
+            assert_eq!(task_budget(&tree, &grandchild, &options, None), grandchild_budget, "{grandchild_estimate}");
         }
     }
 

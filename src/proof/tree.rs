@@ -353,17 +353,29 @@ impl Tree {
         })
     }
 
-    /// Whether every move at the open leaf `position` will likely have to be settled: its
-    /// estimate (from the expansion it is a child of; the highest where there are several) says
-    /// the claim holds there and the other side moves, or that it fails there and the prover
-    /// moves. Not the root, which has no estimate.
-    pub(crate) fn every_move_likely_needed(&self, position: &Position) -> bool {
-        let estimate = self
-            .sibling_groups(position)
-            .filter_map(|children| children.iter().find(|(child, _)| child == position).map(|(_, estimate)| *estimate))
-            .max();
+    /// Whether every move at the open leaf `position` will likely have to be settled, by its
+    /// estimate for the prover: `root_estimate` at the root, else the one of the expansion it is
+    /// a child of (the highest where there are several) ([`Tree::every_move_counts_by`]). Not
+    /// the root without `root_estimate`.
+    pub(crate) fn every_move_likely_needed(&self, position: &Position, root_estimate: Option<i32>) -> bool {
+        let estimate = match *position == self.spec.root {
+            true => root_estimate,
+            false => self
+                .sibling_groups(position)
+                .filter_map(|children| {
+                    children.iter().find(|(child, _)| child == position).map(|(_, estimate)| *estimate)
+                })
+                .max(),
+        };
+        estimate.is_some_and(|estimate| self.every_move_counts_by(position, estimate))
+    }
+
+    /// Whether every move at `position` will have to be settled if the prover's value there is
+    /// `estimate`: the claim holds there and the other side moves, or it fails and the prover
+    /// moves.
+    pub(crate) fn every_move_counts_by(&self, position: &Position, estimate: i32) -> bool {
         let prover_moves = position.to_move() == self.spec.prover();
-        estimate.is_some_and(|estimate| prover_moves != (estimate >= self.spec.prover_bound()))
+        prover_moves != (estimate >= self.spec.prover_bound())
     }
 
     /// The nodes the records of `position` (decided) and of the cheapest subtree below it that
