@@ -35,9 +35,10 @@
 //! it with the same rules and task budget, is expanded without a task
 //! (`Tree::too_big_for_a_task`), a leaf whose estimate says every one of its moves will have to
 //! be settled gets an eighth of the budget, as a failed task there loses only its own nodes
-//! (`Tree::every_move_likely_needed`; the root's task estimates the root first), and a leaf one of whose siblings ran out of a budget gets
-//! a quarter of one (`Tree::sibling_failed`); what these and the rules weighed beside them cost is
-//! in `docs/performance-history.md` ("Proof manager" and after).
+//! (`Tree::every_move_likely_needed`; the root's task estimates the root first), and a leaf
+//! one of whose siblings ran out of a budget gets a quarter of one (`Tree::sibling_failed`);
+//! what these and the rules weighed beside them cost is in `docs/performance-history.md`
+//! ("Proof manager" and after).
 //!
 //! On disk a proof is a directory: `proof.toml` (rules, root, claim, default task budget) and
 //! append-only logs of JSON lines, synced after each line ([`log`]): `log.jsonl` for a whole run,

@@ -345,8 +345,8 @@ fn task_outcome(
     }
     let (beta, holds_if_at_least) = claim.board_test(position);
     // The root has no expansion above it to estimate it: its task estimates it first, as an
-    // expansion would (the estimate's nodes are the task's).
-    // (A few thousand nodes: searched past a stop, as an expansion's estimates are.)
+    // expansion would, its nodes the task's (a few thousand: searched past a stop, as an
+    // expansion's estimates are).
     let root_estimate = match *position == tree.spec().root {
         true => {
             search.set_deadline(None);

@@ -373,7 +373,7 @@ impl Tree {
     /// Whether every move at `position` will have to be settled if the prover's value there is
     /// `estimate`: the claim holds there and the other side moves, or it fails and the prover
     /// moves.
-    pub(crate) fn every_move_counts_by(&self, position: &Position, estimate: i32) -> bool {
+    fn every_move_counts_by(&self, position: &Position, estimate: i32) -> bool {
         let prover_moves = position.to_move() == self.spec.prover();
         prover_moves != (estimate >= self.spec.prover_bound())
     }
