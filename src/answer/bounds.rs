@@ -181,6 +181,14 @@ impl Proven {
         Proven::new(bounds, lower.lower_proofs.clone(), upper_proofs)
     }
 
+    /// What is proven of the best of `choices` ([`Proven::or_better`] of them all); `None`
+    /// without any.
+    pub fn best_of<'a>(choices: impl IntoIterator<Item = &'a Proven>) -> Option<Proven> {
+        let mut choices = choices.into_iter();
+        let first = choices.next()?.clone();
+        Some(choices.fold(first, |best, known| best.or_better(known)))
+    }
+
     /// What two sets of bounds on the same value prove together: the tighter bound on each side,
     /// with its proofs (`own`'s on a tie); an error where they contradict each other.
     pub fn narrowed_by(&self, own: &Proven) -> Result<Proven, String> {

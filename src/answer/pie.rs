@@ -53,18 +53,23 @@ pub fn first_turn_start(rules: &Rules, position: &Position) -> Option<Position> 
     if !rules.pie || position.to_move() != Side::South {
         return None;
     }
-    let start = Position::start(position.houses(), position.total_seeds() / (2 * position.houses() as u32)).ok()?;
+    let start = start_with_seeds_of(position)?;
     passes(rules, &start, position).then_some(start)
+}
+
+/// The start of `position`'s board with as many seeds a house as its seeds share out (`None`
+/// where there is none such).
+fn start_with_seeds_of(position: &Position) -> Option<Position> {
+    Position::start(position.houses(), position.total_seeds() / (2 * position.houses() as u32)).ok()
 }
 
 /// Whether `position` is where South's first turn of a game under the pie rule leaves North to
 /// move: where North may swap sides. (As for [`first_turn_start`], a position holds no history.)
 pub fn ends_first_turn(rules: &Rules, position: &Position) -> bool {
-    let per_house = position.total_seeds() / (2 * position.houses() as u32);
     rules.pie
         && position.to_move() == Side::North
-        && Position::start(position.houses(), per_house)
-            .is_ok_and(|start| crate::moves::first_turns(rules, &start).iter().any(|(_, end)| end == position))
+        && start_with_seeds_of(position)
+            .is_some_and(|start| crate::moves::first_turns(rules, &start).iter().any(|(_, end)| end == position))
 }
 
 /// Each legal move of `position` (within South's first turn, [`within_first_turn`]) by house
@@ -97,9 +102,7 @@ pub fn first_turn_moves<E>(
 /// resting on no proof where it is 0 or more: no turn keeps more than 0 after the swap, and a
 /// game that ends within the turn is worth its final margin exactly. `None` without moves.
 pub fn first_turn_best(moves: &[(usize, Proven)]) -> Option<Proven> {
-    let mut known = moves.iter().map(|(_, known)| known);
-    let first = known.next()?.clone();
-    let best = known.fold(first, |best, known| best.or_better(known));
+    let best = Proven::best_of(moves.iter().map(|(_, known)| known))?;
     Some(match best.bounds.upper >= 0 {
         true => Proven { upper_proofs: Vec::new(), ..best },
         false => best,

@@ -317,6 +317,20 @@ impl PositionReport {
 }
 
 impl PositionAnswer {
+    /// The answer at `position` (a game not over) from every legal move's exact value for the
+    /// mover (`values`, by house 0..m), found with no search: the value the best move's. `None`
+    /// without moves.
+    pub(crate) fn from_move_values(
+        rules: &Rules,
+        position: &Position,
+        values: &[(usize, i32)],
+        source: Source,
+    ) -> Option<PositionAnswer> {
+        let value = values.iter().map(|&(_, v)| v).max()?;
+        let moves = moves_best_first(rules, position, values, value);
+        Some(PositionAnswer { value, wdl: super::wdl(value), game_over: false, moves, source, nodes: 0, seconds: 0.0 })
+    }
+
     /// Whether this answer can be right at `position` under `rules`: every value one the seeds on
     /// the board allow, the moves exactly the legal ones, each doing what the rules say and marked
     /// best as its value says, the value the best move's (a finished game's final margin, with no

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::lines::Lines;
-use crate::answer::{Bounds, Mainline, Opening, OpeningsTable, PositionAnswer, Proven, Source, moves_best_first, wdl};
+use crate::answer::{Bounds, Mainline, Opening, OpeningsTable, PositionAnswer, Proven, Source};
 use crate::board::Position;
 use crate::moves::Turn;
 use crate::notation::parse_position;
@@ -378,20 +378,11 @@ impl OpeningBook {
     /// The analysis of `position` if it is a start or lies within a first turn of one.
     pub fn answer(&self, rules: &Rules, position: &Position) -> Option<PositionAnswer> {
         let values = self.move_values(rules, position)?;
-        let value = values.iter().map(|&(_, v)| v).max()?;
-        let moves = moves_best_first(rules, position, values, value);
-        Some(PositionAnswer {
-            value,
-            wdl: wdl(value),
-            game_over: false,
-            moves,
-            source: match self.claimed.contains_key(&(rules.for_values(), *position)) {
-                true => Source::Claimed,
-                false => Source::Book,
-            },
-            nodes: 0,
-            seconds: 0.0,
-        })
+        let source = match self.claimed.contains_key(&(rules.for_values(), *position)) {
+            true => Source::Claimed,
+            false => Source::Book,
+        };
+        PositionAnswer::from_move_values(rules, position, values, source)
     }
 }
 

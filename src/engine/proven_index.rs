@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::book::{BookError, OpeningBook};
 use crate::answer::{
     Answer, BoundedAnswer, Bounds, PositionAnswer, PositionReport, Proven, ProvenLine, Source, first_turn_best,
-    first_turn_moves, first_turn_start, moves_best_first, wdl,
+    first_turn_moves, first_turn_start,
 };
 use crate::board::Position;
 use crate::moves::Turn;
@@ -263,16 +263,9 @@ impl ProvenIndex {
             .iter()
             .map(|(house, known)| known.value().filter(|_| known.proofs().is_empty()).map(|value| (*house, value)))
             .collect();
-        let answer = match (known.value(), exact) {
-            (Some(value), Some(values)) => Answer::Exact(PositionAnswer {
-                value,
-                wdl: wdl(value),
-                game_over: false,
-                moves: moves_best_first(rules, position, &values, value),
-                source: Source::Book,
-                nodes: 0,
-                seconds: 0.0,
-            }),
+        let exact = exact.and_then(|values| PositionAnswer::from_move_values(rules, position, &values, Source::Book));
+        let answer = match exact {
+            Some(exact) => Answer::Exact(exact),
             // No turn keeps more than 0 after the swap: an upper bound of 0 or more is the rules'.
             _ => {
                 let ruled = Bounds { upper: 0, ..Bounds::unknown(position.total_seeds()) };
@@ -458,9 +451,7 @@ fn lower_is_proven(known: &Proven) -> bool {
 /// What is proven of the best of `moves` for their mover ([`Proven::or_better`] of them all);
 /// `None` without moves.
 fn best_of(moves: &[(usize, Proven)]) -> Option<Proven> {
-    let mut known = moves.iter().map(|(_, known)| known);
-    let first = known.next()?.clone();
-    Some(known.fold(first, |best, known| best.or_better(known)))
+    Proven::best_of(moves.iter().map(|(_, known)| known))
 }
 
 /// `known` with both bounds moved by `by` (a change of stores), the proofs kept.
