@@ -89,6 +89,11 @@ pub struct RunArgs {
     /// bounds decide is logged as settled by them (and searched again by `proof check`).
     #[arg(long)]
     no_share: bool,
+    /// Grow along the decided tree of the proof in DIR: the same claim at the same root under
+    /// other rules whose turns mostly agree (standard rules for BGA). Each inner node of its tree
+    /// is expanded here without a task; every node is still settled by this proof's own searches.
+    #[arg(long, value_name = "DIR")]
+    template: Option<PathBuf>,
     /// (--time-limit is the whole run's here: the task in flight then is lost, nothing else.)
     #[command(flatten)]
     search: SearchArgs,
@@ -226,6 +231,11 @@ pub struct OpeningsArgs {
     /// many, as each test is a proof of its own; each rewrites the map from all the proofs.
     #[arg(long = "turn", value_name = "MOVES")]
     turns: Vec<Turn>,
+    /// Grow each test along the decided proof of the same test under these rules, where there
+    /// is one under --proofs (e.g. standard for BGA, whose turns differ only where a side runs
+    /// out of seeds): its inner nodes are expanded without a task (see `proof run --template`).
+    #[arg(long, value_name = "RULES")]
+    templates_from: Option<kalah::Rules>,
     /// (--time-limit is the whole drive's: the test or check in flight then is left open, to go on
     /// later.)
     #[command(flatten)]
@@ -299,8 +309,22 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
         }
         _ => proof::shared::SharedBounds::none(),
     };
+    let template = match &args.template {
+        Some(dir) => {
+            let template = proof::template::Template::from_proof(dir, &spec).map_err(|err| match err {
+                ProofError::Invalid { .. } | ProofError::Io { .. } => input_error(err.to_string()),
+                err => err.into(),
+            })?;
+            if !args.json {
+                tell!("growing along {}: {} inner nodes", dir.display(), template.len());
+            }
+            template
+        }
+        None => proof::template::Template::none(),
+    };
     let run_options = RunOptions {
         shared: std::sync::Arc::new(shared),
+        template: std::sync::Arc::new(template),
         shard: args.shard,
         deadline,
         max_tasks: args.max_tasks,
@@ -501,11 +525,15 @@ fn openings(args: &OpeningsArgs) -> anyhow::Result<String> {
         task_nodes: args.task_nodes,
         deadline,
         interrupt: crate::interrupt::stop_flag("stopping; the test in flight is left open"),
+        templates_from: args.templates_from,
     };
     let clock = Instant::now();
     let report = proof::openings::drive(&drive, &mut search, &|event| match event {
         DriveEvent::TestBegun { turn, test, dir } => {
             tell!("turn {turn}: testing >= {} in {}", signed(test), dir.display())
+        }
+        DriveEvent::GrowsAlong(dir, from, inner) => {
+            tell!("{}: growing along {} ({inner} inner nodes)", dir.display(), from.display())
         }
         DriveEvent::Task(task, tree) => tell!("{}", task.line(clock.elapsed().as_secs_f64(), tree)),
         DriveEvent::Grown(dir, run) => {

@@ -58,6 +58,7 @@ pub mod progress;
 pub mod proven;
 pub mod run;
 pub mod shared;
+pub mod template;
 mod text;
 pub mod tree;
 

@@ -17,6 +17,7 @@ use super::check::{CheckReport, LeafSearch, Resample, check, transcript_path};
 use super::map::remap;
 use super::run::{RunOptions, RunReport, TaskReport, read_proof, work};
 use super::shared::SharedBounds;
+use super::template::Template;
 use super::{Bound, Claim, DEFAULT_TASK_NODES, ProofError, Spec, Tree};
 use crate::board::Position;
 use crate::moves::{Turn, first_turns};
@@ -47,6 +48,10 @@ pub struct Drive<'a> {
     pub deadline: Option<Instant>,
     /// Raised from outside (a signal) to stop the same way.
     pub interrupt: Arc<AtomicBool>,
+    /// Rules whose decided proofs of the same test (same root and claim, under `proofs`) each
+    /// test grows along ([`Template`]): standard rules for BGA, whose turns differ only where a
+    /// side runs out of seeds.
+    pub templates_from: Option<Rules>,
 }
 
 /// What a drive tells as it goes.
@@ -60,6 +65,9 @@ pub enum DriveEvent<'e> {
         /// The proof's directory.
         dir: &'e Path,
     },
+    /// The test in the first path grows along the decided proof in the second, whose tree has
+    /// this many inner nodes ([`Drive::templates_from`]).
+    GrowsAlong(&'e Path, &'e Path, usize),
     /// A task of the test being grown is done.
     Task(&'e TaskReport, &'e Tree),
     /// A test's run ended (decided, out of time, or stopped).
@@ -159,10 +167,18 @@ pub fn drive(
         if tree.proven().is_none() {
             let spec = tree.spec().clone();
             let (shared, _) = SharedBounds::from_proofs(drive.proofs, &spec, &dir);
+            let template = match drive.templates_from.and_then(|other| template_for(drive.proofs, &other, &spec)) {
+                Some((from, template)) => {
+                    on_event(DriveEvent::GrowsAlong(&dir, &from, template.len()));
+                    template
+                }
+                None => Template::none(),
+            };
             let run_options = RunOptions {
                 deadline: drive.deadline,
                 interrupt: Some(drive.interrupt.clone()),
                 shared: Arc::new(shared),
+                template: Arc::new(template),
                 ..RunOptions::with_task_nodes(drive.task_nodes.unwrap_or(spec.task_nodes))
             };
             let report =
@@ -184,6 +200,20 @@ pub fn drive(
         checks += 1;
     };
     Ok(DriveReport { map, tests, checks })
+}
+
+/// The first decided proof under `proofs` of what `spec` claims at its root under the `other`
+/// rules whose tree has inner nodes, and that tree as a template.
+fn template_for(proofs: &Path, other: &Rules, spec: &Spec) -> Option<(PathBuf, Template)> {
+    let entries = std::fs::read_dir(proofs).ok()?;
+    let mut dirs: Vec<PathBuf> = entries.filter_map(|entry| Some(entry.ok()?.path())).collect();
+    dirs.sort();
+    dirs.into_iter()
+        .filter(|dir| {
+            Spec::load(dir)
+                .is_ok_and(|found| found.rules == *other && found.root == spec.root && found.claim == spec.claim)
+        })
+        .find_map(|dir| Some((dir.clone(), Template::from_proof(&dir, spec).ok().filter(|t| !t.is_empty())?)))
 }
 
 /// Checks the decided test in `dir` (`spec`, its logs' `records` and their digest `logs`) with
@@ -289,6 +319,7 @@ mod tests {
                 task_nodes: Some(500),
                 deadline: None,
                 interrupt: Arc::new(AtomicBool::new(false)),
+                templates_from: None,
             };
             let (begun, checked) = (RefCell::new(Vec::new()), RefCell::new(Vec::new()));
             let report = super::drive(&drive, search, &|event| match event {
@@ -313,6 +344,53 @@ mod tests {
         let (again, begun, _) = drive_once(&mut search);
         assert_eq!((again.tests, again.checks, begun.len()), (0, 0, 0));
         assert_eq!(again.map.table.openings.len(), report.map.table.openings.len());
+    }
+
+    /// A BGA drive of Kalah(4,3) after a standard one grows each test that standard rules
+    /// decided too along that proof, and still ends with BGA's own values.
+    #[test]
+    fn a_drive_grows_its_tests_along_the_same_tests_under_other_rules() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (proofs, stem) = (tmp.path().join("proofs"), tmp.path().join("openings"));
+        let start = Position::start(4, 3).unwrap();
+        let options = SearchOptions { table_bytes: 1 << 20, deadline: None, threads: 1 };
+        let guesses = HashMap::new();
+        let mut along = Vec::new();
+        for (rules, templates_from) in [(Rules::STANDARD, None), (Rules::BGA, Some(Rules::STANDARD))] {
+            let mut search = Search::new(rules, None, &options).unwrap();
+            let drive = Drive {
+                rules,
+                start,
+                start_name: "4x3",
+                proofs: &proofs,
+                stem: &stem,
+                turns: &[],
+                guesses: &guesses,
+                task_nodes: Some(300),
+                deadline: None,
+                interrupt: Arc::new(AtomicBool::new(false)),
+                templates_from,
+            };
+            let grown = RefCell::new(Vec::new());
+            let report = super::drive(&drive, &mut search, &|event| {
+                if let DriveEvent::GrowsAlong(dir, from, inner) = event {
+                    grown.borrow_mut().push((dir.to_path_buf(), from.to_path_buf(), inner));
+                }
+            })
+            .unwrap();
+            for (opening, (turn, after)) in report.map.table.openings.iter().zip(first_turns(&rules, &start)) {
+                assert_eq!(opening.value(), Some(-search.value(&after).unwrap()), "{rules}: turn {turn}");
+            }
+            along.push(grown.into_inner());
+        }
+        assert!(along[0].is_empty(), "no templates asked for");
+        assert!(!along[1].is_empty(), "BGA's tests grew along standard ones");
+        for (dir, from, inner) in &along[1] {
+            let name = dir.file_name().unwrap().to_str().unwrap();
+            let expected = name.replacen("bga-", "standard-", 1);
+            assert_eq!(from.file_name().unwrap().to_str().unwrap(), expected);
+            assert!(*inner > 0);
+        }
     }
 
     #[test]

@@ -317,6 +317,7 @@ mod tests {
                 task_nodes: Some(3),
                 deadline: None,
                 interrupt: Arc::new(AtomicBool::new(false)),
+                templates_from: None,
             };
             crate::proof::openings::drive(&drive, &mut search, &|_| {}).unwrap();
             let (checked, left_out) = checked_proofs(&proofs);

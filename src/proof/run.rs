@@ -14,6 +14,7 @@ use super::log::{
     Appender, Expansion, Record, Settled, SettledBy, Tail, TaskNote, log_path, logs_in, read_records, task_notes_in,
 };
 use super::shared::SharedBounds;
+use super::template::Template;
 use super::{Claim, ProofError, Spec, Tree};
 use crate::board::Position;
 use crate::lock::FileLock;
@@ -49,6 +50,8 @@ pub struct RunOptions {
     /// The leaves other proofs under the same rules have settled, looked up before any search
     /// ([`SharedBounds`]).
     pub shared: Arc<SharedBounds>,
+    /// Another proof's tree whose inner nodes are expanded without a task ([`Template`]).
+    pub template: Arc<Template>,
 }
 
 impl RunOptions {
@@ -63,6 +66,7 @@ impl RunOptions {
             idle_wait: Duration::from_secs(600),
             take_over_after: Duration::from_secs(300),
             shared: Arc::new(SharedBounds::none()),
+            template: Arc::new(Template::none()),
         }
     }
 }
@@ -217,6 +221,7 @@ pub fn work(
         tree.add(record)?;
     }
     others.poll(tree)?;
+    tree.follow(options.template.clone());
     search.set_deadline(options.deadline);
     search.set_cancel(options.interrupt.clone());
     let clock = Instant::now();
@@ -340,7 +345,8 @@ fn task_outcome(
         settle(tree, log, position, &claim, (holds, SettledBy::Table, None), (0, clock))?;
         return Ok(Some(TaskOutcome::Settled { holds }));
     }
-    if tree.too_big_for_a_task(position, options.shared.searched_seeds()) {
+    let too_big = || options.template.is_empty() && tree.too_big_for_a_task(position, options.shared.searched_seeds());
+    if options.template.expands(position) || too_big() {
         return Ok(expanded(expand(tree, search, position, options, log, clock, nodes_before)?));
     }
     let (beta, holds_if_at_least) = claim.board_test(position);

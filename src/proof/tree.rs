@@ -2,10 +2,12 @@
 //! (the most-proving open leaf no other run is working on), and the status report.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::log::{Expansion, Record, Records};
+use super::template::Template;
 use super::{ProofError, Spec};
 use crate::board::Position;
 use crate::moves::Turn;
@@ -60,6 +62,7 @@ enum Kind<'a> {
 pub struct Tree {
     spec: Spec,
     records: Records,
+    template: Arc<Template>,
 }
 
 /// An open leaf in a status report.
@@ -152,7 +155,13 @@ fn settled_seeds_quantile(records: &Records, elsewhere: &[u32], q: f64) -> Optio
 impl Tree {
     /// A proof with no records yet.
     pub fn new(spec: Spec) -> Tree {
-        Tree { spec, records: Records::default() }
+        Tree { spec, records: Records::default(), template: Arc::new(Template::none()) }
+    }
+
+    /// Grows along `template` from now on: where the next task is chosen, a child in the
+    /// template's tree goes before the others (see [`Template`]).
+    pub fn follow(&mut self, template: Arc<Template>) {
+        self.template = template;
     }
 
     /// What it proves.
@@ -316,7 +325,12 @@ impl Tree {
             let best = self.children(&at, expansion).filter(|(_, child, _)| memo[child].free).min_by_key(
                 |(_, child, estimate)| {
                     let n = memo[child];
-                    if prover_moves { (n.proof, -estimate) } else { (n.disproof, *estimate) }
+                    let off_template = !self.template.has(child);
+                    if prover_moves {
+                        (off_template, n.proof, -estimate)
+                    } else {
+                        (off_template, n.disproof, *estimate)
+                    }
                 },
             );
             at = best?.1;
