@@ -18,7 +18,9 @@
 # `opening,value` rows giving every rule set run its first guesses, e.g. another rule set's map
 # for BGA, which has no published table; by default data/published/openings-START-RULES.csv where
 # there is one), GUESSES_FROM (instead, another rule set whose exact first turns in MAP.csv give
-# the first guesses: `GUESSES_FROM=standard` for BGA, whose map began from the standard one's).
+# the first guesses: `GUESSES_FROM=standard` for BGA, whose map began from the standard one's),
+# TEMPLATES_FROM (rules whose decided proof of the same test each test grows along, where there is
+# one: `TEMPLATES_FROM=standard` for BGA; see `kalah proof openings --templates-from`).
 set -euo pipefail
 usage="usage: openings-session.sh SECONDS [RULES ...]"
 seconds=${1:?$usage}
@@ -83,6 +85,8 @@ EOF
     elif [[ -f "$published" ]]; then
         guesses=(--guesses "$published")
     fi
-    nice -n 10 "$kalah" proof openings "$start" --rules "$rules" "${guesses[@]}" --proofs "$proofs" --out "$out" \
+    templates=()
+    [[ -z "${TEMPLATES_FROM:-}" ]] || templates=(--templates-from "$TEMPLATES_FROM")
+    nice -n 10 "$kalah" proof openings "$start" --rules "$rules" "${guesses[@]}" "${templates[@]}" --proofs "$proofs" --out "$out" \
         --threads "$(nproc)" --table-mb "$table_mb" --time-limit "$left"
 done

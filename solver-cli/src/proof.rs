@@ -232,8 +232,8 @@ pub struct OpeningsArgs {
     #[arg(long = "turn", value_name = "MOVES")]
     turns: Vec<Turn>,
     /// Grow each test along the decided proof of the same test under these rules, where there
-    /// is one under --proofs (e.g. standard for BGA, whose turns differ only where a side runs
-    /// out of seeds): its inner nodes are expanded without a task (see `proof run --template`).
+    /// is one under --proofs (e.g. standard for BGA, which differ only in when the game
+    /// ends): its inner nodes are expanded without a task (see `proof run --template`).
     #[arg(long, value_name = "RULES")]
     templates_from: Option<kalah::Rules>,
     /// (--time-limit is the whole drive's: the test or check in flight then is left open, to go on

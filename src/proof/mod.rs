@@ -40,6 +40,10 @@
 //! what these and the rules weighed beside them cost is in `docs/performance-history.md`
 //! ("Proof manager" and after).
 //!
+//! A run may also follow a *template*, the decided tree of the same claim under other rules
+//! whose turns mostly agree ([`template`]): its inner nodes are expanded without a task, and the
+//! next task goes down its children first. It chooses work only; the proof settles every node.
+//!
 //! On disk a proof is a directory: `proof.toml` (rules, root, claim, default task budget) and
 //! append-only logs of JSON lines, synced after each line ([`log`]): `log.jsonl` for a whole run,
 //! `log.shard-I-of-N.jsonl` for one shard's. The tree is rebuilt from the logs alone, so a

@@ -49,8 +49,8 @@ pub struct Drive<'a> {
     /// Raised from outside (a signal) to stop the same way.
     pub interrupt: Arc<AtomicBool>,
     /// Rules whose decided proofs of the same test (same root and claim, under `proofs`) each
-    /// test grows along ([`Template`]): standard rules for BGA, whose turns differ only where a
-    /// side runs out of seeds.
+    /// test grows along ([`Template`]): standard rules for BGA, which differ only in when the
+    /// game ends.
     pub templates_from: Option<Rules>,
 }
 
