@@ -247,3 +247,47 @@ fn a_closed_pipe_on_stdout_or_stderr_is_no_panic() {
         assert_eq!(status["proven"], true, "grown to its end with {closed} closed: {status}");
     }
 }
+
+/// `proof run --template`: a BGA proof grows along the standard proof of the same claim and is
+/// decided as BGA's value says; a template of another claim, or one still open, is bad input
+/// (exit 2), and nothing is logged.
+#[test]
+fn a_proof_grows_along_a_template_of_the_same_claim_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let new = |name: &str, rules: &str, claim: &str| {
+        let dir = tmp.path().join(name);
+        let out = kalah(&[
+            "proof",
+            "new",
+            dir.to_str().unwrap(),
+            "--start",
+            "4x4",
+            "--rules",
+            rules,
+            "--claim",
+            claim,
+            "--task-nodes",
+            "2000",
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        dir
+    };
+    let standard = new("standard", "standard", ">= 2");
+    let open = new("open", "standard", ">= 2");
+    assert!(proof("run", &standard, &["--json"]).status.success());
+    let bga = new("bga", "bga", ">= 2");
+    for (template, why) in [(&open, "must be decided"), (&new("other", "standard", ">= 0"), "must claim what")] {
+        let out = proof("run", &bga, &["--template", template.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains(why), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(!bga.join("log.jsonl").exists());
+    }
+    let out = proof("run", &bga, &["--template", standard.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let told = String::from_utf8_lossy(&out.stderr);
+    assert!(told.contains("growing along") && !told.contains(": 0 inner nodes"), "{told}");
+    // Kalah(4,4) is worth +2 under BGA rules too (data/results/table-bga.csv).
+    assert_eq!(json_of(&proof("status", &bga, &["--json"]))["proven"], true);
+    let out = proof("check", &bga, &["--sample", "100"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
