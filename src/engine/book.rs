@@ -637,12 +637,16 @@ mod tests {
         assert_eq!((empty_six.known.value(), empty_six.known.bounds.lower), (Some(2), 2));
         assert!(empty_six.moves.iter().any(|m| m.house == 2 && m.best));
         assert!(empty_six.moves.iter().all(|m| m.known.bounds.upper <= 2 && (!m.best || m.known.value() == Some(2))));
-        // BGA's start: +4, as standard Kalah's, through turn 1 3; every other turn at most +4.
+        // BGA's start: +4, as standard Kalah's, through turn 1 3; every other turn at most +4,
+        // turn 2 at least +2 (`bga-6x6-turn-2-ge-2`; the map's later tests only narrow these).
         let bga: Rules = "bga".parse().unwrap();
         let bga_six = book.bounded_answer(&bga, &six).unwrap();
         assert_eq!((bga_six.known.value(), bga_six.known.bounds.lower, bga_six.wdl), (Some(4), 4, Some(Wdl::Win)));
-        assert!(bga_six.moves.iter().all(|m| m.known.bounds.upper == 4));
-        assert!(bga_six.moves.iter().all(|m| m.known.bounds.lower == if m.house == 1 { 4 } else { -72 }));
+        assert!(
+            bga_six.moves.iter().all(|m| m.known.bounds.upper <= 4 && m.known.bounds.lower <= m.known.bounds.upper)
+        );
+        assert!(bga_six.moves.iter().any(|m| m.house == 1 && m.known.bounds.lower == 4));
+        assert!(bga_six.moves.iter().any(|m| m.house == 2 && m.known.bounds.lower >= 2));
         assert!(bga_six.moves.iter().any(|m| m.house == 1 && m.best && m.known.value() == Some(4)));
         // With empty capture +4 too, through turn 1 2: after it North's value is exactly -4.
         let bga_empty: Rules = "bga capture=empty".parse().unwrap();
