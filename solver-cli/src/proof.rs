@@ -261,11 +261,17 @@ pub fn command(command: &ProofCommand) -> anyhow::Result<String> {
 /// The proof in `dir` as a tree, with the records it was built from (its logs, read once).
 /// A proof that cannot be read (no proof.toml, an invalid one) is bad input.
 fn load(dir: &Path) -> anyhow::Result<(Tree, Vec<proof::Record>)> {
-    let spec = Spec::load(dir).map_err(|err| match err {
+    let spec = Spec::load(dir).map_err(unreadable_is_bad_input)?;
+    Ok(proof::read_proof(spec, dir)?)
+}
+
+/// A proof named on the command line that cannot be read (no proof.toml, an invalid one) or does
+/// not fit (a template of another claim) is bad input; other errors stay what they are.
+fn unreadable_is_bad_input(err: ProofError) -> anyhow::Error {
+    match err {
         ProofError::Invalid { .. } | ProofError::Io { .. } => input_error(err.to_string()),
         err => err.into(),
-    })?;
-    Ok(proof::read_proof(spec, dir)?)
+    }
 }
 
 fn new(args: &NewArgs) -> anyhow::Result<String> {
@@ -311,10 +317,7 @@ fn run(args: &RunArgs) -> anyhow::Result<String> {
     };
     let template = match &args.template {
         Some(dir) => {
-            let template = proof::template::Template::from_proof(dir, &spec).map_err(|err| match err {
-                ProofError::Invalid { .. } | ProofError::Io { .. } => input_error(err.to_string()),
-                err => err.into(),
-            })?;
+            let template = proof::template::Template::from_proof(dir, &spec).map_err(unreadable_is_bad_input)?;
             if !args.json {
                 tell!("growing along {}: {} inner nodes", dir.display(), template.len());
             }

@@ -205,10 +205,8 @@ pub fn drive(
 /// The first decided proof under `proofs` of what `spec` claims at its root under the `other`
 /// rules whose tree has inner nodes, and that tree as a template.
 fn template_for(proofs: &Path, other: &Rules, spec: &Spec) -> Option<(PathBuf, Template)> {
-    let entries = std::fs::read_dir(proofs).ok()?;
-    let mut dirs: Vec<PathBuf> = entries.filter_map(|entry| Some(entry.ok()?.path())).collect();
-    dirs.sort();
-    dirs.into_iter()
+    super::proof_dirs(proofs)
+        .into_iter()
         .filter(|dir| {
             Spec::load(dir)
                 .is_ok_and(|found| found.rules == *other && found.root == spec.root && found.claim == spec.claim)

@@ -345,8 +345,7 @@ fn task_outcome(
         settle(tree, log, position, &claim, (holds, SettledBy::Table, None), (0, clock))?;
         return Ok(Some(TaskOutcome::Settled { holds }));
     }
-    let too_big = || options.template.is_empty() && tree.too_big_for_a_task(position, options.shared.searched_seeds());
-    if options.template.expands(position) || too_big() {
+    if tree.expands_without_a_task(position, options.shared.searched_seeds()) {
         return Ok(expanded(expand(tree, search, position, options, log, clock, nodes_before)?));
     }
     let (beta, holds_if_at_least) = claim.board_test(position);

@@ -337,6 +337,17 @@ impl Tree {
         }
     }
 
+    /// Whether the open leaf at `position` is expanded without a task: along a template, where it
+    /// is an inner node of the template's tree; else where it is [`Tree::too_big_for_a_task`]
+    /// (off along a template, whose small leaves, settled first, would make every other leaf look
+    /// too big).
+    pub(crate) fn expands_without_a_task(&self, position: &Position, elsewhere: &[u32]) -> bool {
+        match self.template.is_empty() {
+            true => self.too_big_for_a_task(position, elsewhere),
+            false => self.template.expands(position),
+        }
+    }
+
     /// Whether the open leaf at `position` is better expanded at once than given a task: it holds
     /// more seeds than nine in ten of the nodes a search has settled so far, in this proof and
     /// (`elsewhere`, their seeds) in others with its rules, within its budget, so its task would
