@@ -205,13 +205,14 @@ pub fn drive(
 /// The first decided proof under `proofs` of what `spec` claims at its root under the `other`
 /// rules whose tree has inner nodes, and that tree as a template.
 fn template_for(proofs: &Path, other: &Rules, spec: &Spec) -> Option<(PathBuf, Template)> {
-    super::proof_dirs(proofs)
-        .into_iter()
-        .filter(|dir| {
-            Spec::load(dir)
-                .is_ok_and(|found| found.rules == *other && found.root == spec.root && found.claim == spec.claim)
-        })
-        .find_map(|dir| Some((dir.clone(), Template::from_proof(&dir, spec).ok().filter(|t| !t.is_empty())?)))
+    super::proof_dirs(proofs).into_iter().find_map(|dir| {
+        let found = Spec::load(&dir).ok()?;
+        if found.rules != *other || found.root != spec.root || found.claim != spec.claim {
+            return None;
+        }
+        let template = Template::from_loaded_proof(&dir, &found, spec).ok().filter(|t| !t.is_empty())?;
+        Some((dir, template))
+    })
 }
 
 /// Checks the decided test in `dir` (`spec`, its logs' `records` and their digest `logs`) with

@@ -31,7 +31,11 @@ impl Template {
     /// The inner nodes of the tree that decides the proof in `dir` (proven or refuted by its
     /// logs), which must claim what `spec` claims at the same root.
     pub fn from_proof(dir: &Path, spec: &Spec) -> Result<Template, ProofError> {
-        let other = Spec::load(dir)?;
+        Template::from_loaded_proof(dir, &Spec::load(dir)?, spec)
+    }
+
+    /// [`Template::from_proof`] for a proof whose description `other` is already read.
+    pub(crate) fn from_loaded_proof(dir: &Path, other: &Spec, spec: &Spec) -> Result<Template, ProofError> {
         let invalid = |message: String| ProofError::Invalid { path: dir.to_path_buf(), message };
         if other.root != spec.root || other.claim != spec.claim {
             return Err(invalid(format!(
@@ -40,7 +44,7 @@ impl Template {
             )));
         }
         let records = read_records(dir)?;
-        let report = check(&other, &records, None)?;
+        let report = check(other, &records, None)?;
         if report.verdict == Verdict::Open {
             return Err(invalid("a template must be decided by its logs (this one is open)".to_string()));
         }
