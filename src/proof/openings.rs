@@ -206,10 +206,9 @@ pub fn drive(
 /// rules whose tree has inner nodes, and that tree as a template.
 fn template_for(proofs: &Path, other: &Rules, spec: &Spec) -> Option<(PathBuf, Template)> {
     super::proof_dirs(proofs).into_iter().find_map(|dir| {
-        let found = Spec::load(&dir).ok()?;
-        if found.rules != *other || found.root != spec.root || found.claim != spec.claim {
-            return None;
-        }
+        let found = Spec::load(&dir).ok().filter(|found| found.rules == *other)?;
+        // A proof of another root or claim is no template: `from_loaded_proof` says so before
+        // it reads any log.
         let template = Template::from_loaded_proof(&dir, &found, spec).ok().filter(|t| !t.is_empty())?;
         Some((dir, template))
     })
