@@ -35,7 +35,9 @@
 //! it with the same rules and task budget, is expanded without a task
 //! (`Tree::too_big_for_a_task`), a leaf whose estimate says every one of its moves will have to
 //! be settled gets an eighth of the budget, as a failed task there loses only its own nodes
-//! (`Tree::every_move_likely_needed`; the root's task estimates the root first), and a leaf
+//! (`Tree::every_move_likely_needed`: where the prover moves, an estimate that clears the bound
+//! by a few seeds counts as failing, as the estimates run high for the prover; the root's task
+//! estimates the root first), and a leaf
 //! one of whose siblings ran out of a budget gets a quarter of one (`Tree::sibling_failed`);
 //! what these and the rules weighed beside them cost is in `docs/performance-history.md`
 //! ("Proof manager" and after).

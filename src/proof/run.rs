@@ -544,9 +544,10 @@ mod tests {
         }
     }
 
-    /// A leaf whose estimate says every one of its moves will have to be settled (the claim holds
-    /// there and the other side moves, or fails there and the prover moves) gets an eighth of the
-    /// budget; one where a single move may do, and the root without its estimate, the whole.
+    /// A leaf whose estimate says every one of its moves will likely have to be settled (the
+    /// claim holds there and the other side moves, or fails there, or holds by at most
+    /// `PROVER_ESTIMATE_MARGIN`, and the prover moves) gets an eighth of the budget; one where a
+    /// single move may do, and the root without its estimate, the whole.
     #[test]
     fn a_leaf_where_every_move_counts_gets_an_eighth_of_the_budget() {
         use crate::proof::tree::tests::{estimated_expansion, turns_from};
@@ -556,15 +557,16 @@ mod tests {
         let options = RunOptions::with_task_nodes(8_000);
         // South proves `>= 2`: the root's children are North's, the grandchild South's.
         for (child_estimate, grandchild_estimate, child_budget, grandchild_budget) in
-            [(2, 1, 1_000, 1_000), (1, 2, 8_000, 8_000)]
+            [(2, 1, 1_000, 1_000), (1, 6, 8_000, 1_000), (3, 7, 1_000, 8_000)]
         {
             let spec = Spec::new(Rules::STANDARD, root, ">= 2".parse().unwrap(), 8_000).unwrap();
             let mut tree = Tree::new(spec);
             assert_eq!(task_budget(&tree, &root, &options, None), 8_000, "the root has no estimate");
-            // The root's own estimate: South, the prover, moves there, so every move counts
-            // where the claim fails.
+            // The root's own estimate: South, the prover, moves there, so every move likely
+            // counts unless the estimate clears the bound by more than the margin.
             assert_eq!(task_budget(&tree, &root, &options, Some(1)), 1_000);
-            assert_eq!(task_budget(&tree, &root, &options, Some(2)), 8_000);
+            assert_eq!(task_budget(&tree, &root, &options, Some(6)), 1_000);
+            assert_eq!(task_budget(&tree, &root, &options, Some(7)), 8_000);
             for (position, estimate) in [(root, child_estimate), (child, grandchild_estimate)] {
                 tree.add(estimated_expansion(&tree, &position, 10, estimate)).unwrap();
             }
