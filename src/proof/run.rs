@@ -545,9 +545,9 @@ mod tests {
     }
 
     /// A leaf whose estimate says every one of its moves will likely have to be settled (the
-    /// claim holds there and the other side moves, or fails there, or holds by at most
-    /// `PROVER_ESTIMATE_MARGIN`, and the prover moves) gets an eighth of the budget; one where a
-    /// single move may do, and the root without its estimate, the whole.
+    /// claim holds there and the other side moves, or the prover moves and the estimate clears
+    /// the bound by at most 4 seeds) gets an eighth of the budget; one where a single move may
+    /// do, and the root without its estimate, the whole.
     #[test]
     fn a_leaf_where_every_move_counts_gets_an_eighth_of_the_budget() {
         use crate::proof::tree::tests::{estimated_expansion, turns_from};
