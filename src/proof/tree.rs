@@ -23,9 +23,8 @@ const ESTIMATE_WEIGHT_CAP: i32 = 16;
 /// Where the prover moves, an estimate that clears the claim's bound by at most this many seeds
 /// is read as a claim that likely fails there (so that every move will have to be settled, and
 /// the task gets an eighth of the budget): the estimates run high for the prover, and such
-/// leaves ran out of their budgets in all three cases on the standard miniature and in 385 of
-/// 676 in the logs of the Kalah(6,6) first-turn tests, more often than those estimated below
-/// the bound (`docs/performance-history.md`).
+/// leaves run out of a whole budget more often than those estimated below the bound (figures in
+/// `docs/performance-history.md`).
 const PROVER_ESTIMATE_MARGIN: i32 = 4;
 
 /// A node as the logs and the rules leave it.
