@@ -546,8 +546,8 @@ mod tests {
 
     /// A leaf whose estimate says every one of its moves will likely have to be settled (the
     /// claim holds there and the other side moves, or the prover moves and the estimate falls
-    /// short of the bound or clears it by at most 4 seeds) gets an eighth of the budget; one where a single move may
-    /// do, and the root without its estimate, the whole.
+    /// short of the bound or clears it by at most 4 seeds) gets an eighth of the budget; one
+    /// where a single move may do, and the root without its estimate, the whole.
     #[test]
     fn a_leaf_where_every_move_counts_gets_an_eighth_of_the_budget() {
         use crate::proof::tree::tests::{estimated_expansion, turns_from};
