@@ -115,9 +115,15 @@ fn checked_proofs_are_mapped_onto_the_first_turns_and_served() {
 fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
     let empty = tempfile::tempdir().unwrap();
     let db = empty.path().to_str().unwrap();
-    let clock = std::time::Instant::now();
+    // No search: each answer says it comes from the proofs, a query that it searched no node
+    // (a wall-clock limit here failed under the load of a full test run).
+    let from_proofs = |answer: &Value| {
+        assert_eq!(answer["source"].as_str(), Some("proof"), "{answer}");
+        assert!(answer.get("nodes").is_none_or(|nodes| nodes.as_u64() == Some(0)), "{answer}");
+    };
     let standard = json_of(&kalah(&["query", "6x6", "--db", db, "--json"]));
-    assert_eq!((standard["value"].as_i64(), standard["source"].as_str()), (Some(4), Some("proof")), "{standard}");
+    assert_eq!(standard["value"].as_i64(), Some(4), "{standard}");
+    from_proofs(&standard);
     // The value rests on the start's own two proofs; each move's bounds on the first turns that
     // begin with it (the tests of `kalah proof openings`, which grow as it goes on): its lower bound
     // on the first turn that gives it, its upper bound on every one of them.
@@ -171,7 +177,7 @@ fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
     assert_eq!(empty_capture["value"].as_i64(), Some(2), "{empty_capture}");
     assert_eq!((empty_capture["lower"].as_i64(), empty_capture["wdl"].as_str()), (Some(2), Some("win")));
     // Once every first turn is exact the answer still names the proofs it rests on.
-    assert_eq!(empty_capture["source"].as_str(), Some("proof"), "{empty_capture}");
+    from_proofs(&empty_capture);
     let named = empty_capture["proofs"].as_array().unwrap();
     assert!(named.contains(&serde_json::json!("data/proofs/empty-capture-6x6-le-2")), "{empty_capture}");
     // Opening 2 is proven best; first turns proven since may join it, none above +2.
@@ -190,6 +196,7 @@ fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
     let text = String::from_utf8(kalah(&discard).stdout).unwrap();
     assert!(text.contains("under the pie rule: 0 (fairest: 3, 4)"), "{text}");
     let table = json_of(&kalah(&[&discard[..], &["--json"]].concat()));
+    from_proofs(&table);
     assert_eq!((table["pie_value"].as_i64(), &table["fairest"]), (Some(0), &serde_json::json!(["3", "4"])), "{table}");
     let turns: Vec<_> =
         table["openings"].as_array().unwrap().iter().map(|o| (o["move"].clone(), o["value"].clone())).collect();
@@ -201,6 +208,7 @@ fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
     // worth 0 are named beside them.
     let bga = ["solve", "6x6", "--rules", "bga", "--db", db];
     let table = json_of(&kalah(&[&bga[..], &["--json"]].concat()));
+    from_proofs(&table);
     assert_eq!(table["pie_value"].as_i64(), Some(0), "{table}");
     let fairest = table["fairest"].as_array().unwrap();
     assert!(fairest.contains(&serde_json::json!("1 4")), "{table}");
@@ -223,6 +231,7 @@ fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
     for rules in ["bga pie=on", "bga capture=empty pie=on"] {
         let text = String::from_utf8(kalah(&["solve", "6x6", "--rules", rules, "--db", db]).stdout).unwrap();
         let table = json_of(&kalah(&["solve", "6x6", "--rules", rules, "--db", db, "--json"]));
+        from_proofs(&table);
         assert!(text.contains("the pie rule's value is the last line"), "{text}");
         let last = text.lines().rev().nth(1).unwrap();
         match table["pie_value"].as_i64() {
@@ -230,7 +239,6 @@ fn the_six_seed_starts_are_answered_from_the_shipped_proofs_with_no_database() {
             None => assert!(last.starts_with("under the pie rule: not yet known"), "{text}"),
         }
     }
-    assert!(clock.elapsed().as_secs() < 5, "no search: {:?}", clock.elapsed());
     assert!(std::fs::read_dir(empty.path()).unwrap().next().is_none(), "no database built");
 
     let server = Server::start(empty.path(), &[]);
