@@ -363,7 +363,7 @@ fn status(args: &StatusArgs) -> anyhow::Result<String> {
 
 fn check(args: &CheckArgs) -> anyhow::Result<String> {
     // (The digest before the records: a transcript never names records its check did not see.)
-    let logs = proof::log::logs_digest(&args.dir)?;
+    let logs = proof::log::logs_digest(&args.dir).map_err(unreadable_is_bad_input)?;
     let (tree, records) = load(&args.dir)?;
     let spec = tree.spec().clone();
     let seed = args.seed.unwrap_or_else(proof::check::clock_seed);

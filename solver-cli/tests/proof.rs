@@ -143,7 +143,9 @@ fn bad_input_is_refused_with_exit_2_and_nothing_written() {
         assert_eq!(out.status.code(), Some(2), "{claim} {start} {rules}: {}", String::from_utf8_lossy(&out.stderr));
         assert!(!dir.join("proof.toml").exists());
     }
-    assert_eq!(proof("status", &dir, &[]).status.code(), Some(2), "no proof there");
+    for sub in ["status", "run", "check"] {
+        assert_eq!(proof(sub, &dir, &[]).status.code(), Some(2), "{sub}: no proof there");
+    }
     new_4x4(&dir, ">= 2");
     let again = kalah(&["proof", "new", dir_text, "--start", "4x4", "--claim", ">= 0"]);
     assert_eq!(again.status.code(), Some(2), "a proof already lives there");
