@@ -1,7 +1,8 @@
 //! Where one search's nodes go: `cargo run --release --features profile --example profile --
-//! RULES START [DB_DIR] [MAX_NODES] [TABLE_MB]`. Solves START (`6x4` or a position) under RULES
-//! for its value on one thread, over the database under DB_DIR when there is one (`-`: none),
-//! stopping after MAX_NODES nodes (default: never), and prints the counters of
+//! RULES START [DB_DIR] [MAX_NODES] [TABLE_MB] [BETA]`. Solves START (`6x4` or a position) under
+//! RULES for its value on one thread, or with BETA runs the lone zero-window test a proof's task
+//! runs (is the board value at least BETA?), over the database under DB_DIR when there is one
+//! (`-`: none), stopping after MAX_NODES nodes (`-` or absent: never), and prints the counters of
 //! `kalah::search::profile` with their ratios as one JSON object.
 
 use kalah::database::Database;
@@ -9,7 +10,7 @@ use kalah::search::{Search, SearchError, SearchOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: profile RULES START [DB_DIR|-] [MAX_NODES] [TABLE_MB]";
+    let usage = "usage: profile RULES START [DB_DIR|-] [MAX_NODES|-] [TABLE_MB] [BETA]";
     let (Some(rules), Some(start)) = (args.first(), args.get(1)) else { return Err(usage.into()) };
     let rules: kalah::Rules = rules.parse()?;
     let start = kalah::parse_start(start).map_err(|err| err.to_string())?;
@@ -22,14 +23,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Some(db)
         }
     };
-    let max_nodes = args.get(3).map(|n| n.parse::<u64>()).transpose()?;
+    let max_nodes = args.get(3).filter(|n| *n != "-").map(|n| n.parse::<u64>()).transpose()?;
     let table_mb = args.get(4).map(|n| n.parse::<usize>()).transpose()?.unwrap_or(1024);
+    let beta = args.get(5).map(|n| n.parse::<i32>()).transpose()?;
     let options = SearchOptions { table_bytes: table_mb << 20, deadline: None, threads: 1 };
     let mut search = Search::new(rules, db.as_ref(), &options)?;
     search.set_node_limit(max_nodes);
     let clock = std::time::Instant::now();
-    let value = match search.value(&start) {
-        Ok(value) => Some(value),
+    // The value, or whether the board value is at least BETA.
+    let answer = match beta {
+        None => search.value(&start).map(serde_json::Value::from),
+        Some(beta) => search.board_value_at_least(&start, beta).map(serde_json::Value::from),
+    };
+    let answer = match answer {
+        Ok(answer) => Some(answer),
         Err(SearchError::NodeLimit { .. }) => None,
         Err(err) => return Err(err.into()),
     };
@@ -39,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let report = serde_json::json!({
         "rules": rules.to_string(), "start": start.to_string(),
         "database_max_seeds": db.as_ref().map(|db| db.max_seeds()), "table_mb": table_mb,
-        "value": value, "nodes": stats.nodes, "probes": stats.probes, "passes": stats.passes,
+        "beta": beta, (if beta.is_some() { "at_least" } else { "value" }): answer, "nodes": stats.nodes, "probes": stats.probes, "passes": stats.passes,
         "seconds": clock.elapsed().as_secs_f64(), "profile": p,
         "ratios": {
             "children_per_expanded_node": ratio(p.children, p.expanded),
@@ -47,6 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "over_share_of_children": ratio(p.over_children, p.children),
             "database_share_of_children": ratio(p.database_children, p.children),
             "nodes_after_an_extra_turn": ratio(p.after_extra_turn, stats.nodes),
+            "estimate_share_of_nodes": ratio(p.estimate_nodes, stats.nodes),
             "nodes_decided_by_the_table": ratio(p.table_decided, stats.nodes),
             "table_share_of_children": ratio(p.table_children, p.children),
             "table_settled_share_of_children": ratio(p.table_settled_children, p.children),

@@ -289,6 +289,7 @@ impl Search<'_> {
         beta: i32,
     ) -> Result<(i32, u8), SearchError> {
         self.count_node()?;
+        super::count!(self.stats, estimate_nodes, 1);
         if let Some(db) = self.database.filter(|_| board.seeds_on_board() <= self.database_seeds) {
             return Ok((db.board_value(board)?, NO_MOVE));
         }

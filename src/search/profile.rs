@@ -41,6 +41,9 @@ pub struct Profile {
     pub cutoffs: u64,
     /// Of those, the ones whose first searched move cut off.
     pub first_move_cutoffs: u64,
+    /// Nodes of depth-limited estimates (first guesses and lead estimates), which only order the
+    /// search's moves; they are among the search's nodes.
+    pub estimate_nodes: u64,
 }
 
 impl Profile {
@@ -60,6 +63,7 @@ impl Profile {
         self.moves_searched += other.moves_searched;
         self.cutoffs += other.cutoffs;
         self.first_move_cutoffs += other.first_move_cutoffs;
+        self.estimate_nodes += other.estimate_nodes;
     }
 }
 
