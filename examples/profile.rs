@@ -31,9 +31,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     search.set_node_limit(max_nodes);
     let clock = std::time::Instant::now();
     // The value, or whether the board value is at least BETA.
-    let answer = match beta {
-        None => search.value(&start).map(serde_json::Value::from),
-        Some(beta) => search.board_value_at_least(&start, beta).map(serde_json::Value::from),
+    let (answer_key, answer) = match beta {
+        None => ("value", search.value(&start).map(serde_json::Value::from)),
+        Some(beta) => ("at_least", search.board_value_at_least(&start, beta).map(serde_json::Value::from)),
     };
     let answer = match answer {
         Ok(answer) => Some(answer),
@@ -46,7 +46,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let report = serde_json::json!({
         "rules": rules.to_string(), "start": start.to_string(),
         "database_max_seeds": db.as_ref().map(|db| db.max_seeds()), "table_mb": table_mb,
-        "beta": beta, (if beta.is_some() { "at_least" } else { "value" }): answer, "nodes": stats.nodes, "probes": stats.probes, "passes": stats.passes,
+        "beta": beta, (answer_key): answer,
+        "nodes": stats.nodes, "probes": stats.probes, "passes": stats.passes,
         "seconds": clock.elapsed().as_secs_f64(), "profile": p,
         "ratios": {
             "children_per_expanded_node": ratio(p.children, p.expanded),
